@@ -1,0 +1,208 @@
+"""The ``wayfarer`` command: serve, seed and search."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from rag.errors import ConfigError, WayfarerError
+from rag.settings import Settings
+
+logger = logging.getLogger("wayfarer")
+
+
+def load_settings(data_dir: Path | None = None, **server: Any) -> Settings:
+    """Settings from the environment and .env, with command-line overrides; errors name the variable."""
+    try:
+        settings = Settings()
+    except pydantic.ValidationError as exc:
+        raise ConfigError(_describe_settings_error(exc)) from exc
+    updates = {k: v for k, v in server.items() if v is not None}
+    if data_dir is not None:
+        updates["data_dir"] = data_dir
+    if updates:
+        settings = settings.model_copy(update={"server": settings.server.model_copy(update=updates)})
+    return settings
+
+
+def _describe_settings_error(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = [str(p) for p in err["loc"]]
+        if loc:
+            parts.append(f"WAYFARER_{'__'.join(loc).upper()}: {err['msg']}")
+        else:
+            parts.append(str(err["msg"]).removeprefix("Value error, "))
+    return "invalid settings: " + "; ".join(parts)
+
+
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for noisy in ("httpx", "sentence_transformers", "aiohttp.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    from rag.web.app import create_app
+
+    settings = load_settings(args.data_dir, host=args.host, port=args.port)
+    _configure_logging(settings.log_level)
+    app = create_app(settings)
+    logger.info("serving on http://%s:%d (data in %s)", settings.server.host, settings.server.port,
+                settings.server.data_dir)
+    web.run_app(app, host=settings.server.host, port=settings.server.port, print=None)
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    settings = load_settings(args.data_dir)
+    _configure_logging(settings.log_level)
+    paths = [Path(p) for p in args.paths] or [settings.index.seed_dir]
+    if args.url:
+        counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
+    else:
+        full = args.prune or not args.paths
+        counts = asyncio.run(_seed_local(settings, paths, full))
+    print(json.dumps(counts))
+    return 0
+
+
+async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dict[str, int]:
+    from tqdm import tqdm
+
+    from rag.embedding.factory import create_embedder, create_sparse_encoder
+    from rag.ingest.pipeline import Ingestor
+    from rag.ingest.seeding import SEED_SOURCE, load_documents
+    from rag.kv.factory import create_kv
+    from rag.store.factory import create_store
+
+    docs = load_documents(paths)
+    kv = create_kv(settings)
+    await kv.open()
+    embedder = await create_embedder(settings)
+    store = create_store(settings, embedder.dimension)
+    try:
+        await store.open()
+        ingestor = Ingestor(
+            store, embedder, create_sparse_encoder(settings), kv,
+            max_tokens=settings.index.chunk_tokens, overlap=settings.index.chunk_overlap,
+        )
+        with tqdm(total=len(docs), unit="doc", desc="seeding", disable=None) as bar:
+            counts = await ingestor.ingest(docs, prune_source=SEED_SOURCE if prune else None, progress=bar.update)
+        return counts.as_dict()
+    finally:
+        await store.close()
+        await embedder.close()
+        await kv.close()
+
+
+async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: int) -> dict[str, int]:
+    """Send documents to a running service (whose process owns the embedded index)."""
+    import aiohttp
+    from tqdm import tqdm
+
+    from rag.ingest.seeding import load_documents
+
+    if settings.admin_token is None:
+        raise ConfigError("WAYFARER_ADMIN_TOKEN must be set to send documents to a service")
+    docs = load_documents(paths, source="api")
+    headers = {"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"}
+    totals = {"added": 0, "updated": 0, "skipped": 0, "deleted": 0, "chunks": 0}
+    timeout = aiohttp.ClientTimeout(total=600)
+    async with aiohttp.ClientSession(timeout=timeout, headers=headers) as session:
+        with tqdm(total=len(docs), unit="doc", desc="sending", disable=None) as bar:
+            for start in range(0, len(docs), batch):
+                part = docs[start : start + batch]
+                body = {"documents": [{"id": d.id, "text": d.text, "metadata": d.metadata} for d in part]}
+                async with session.post(url.rstrip("/") + "/v1/documents", json=body) as resp:
+                    data = await resp.json()
+                    if resp.status != 200:
+                        raise WayfarerError(f"service answered {resp.status}: {data}")
+                for key in totals:
+                    totals[key] += int(data.get(key, 0))
+                bar.update(len(part))
+    return totals
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    settings = load_settings(args.data_dir)
+    _configure_logging("WARNING")
+    results = asyncio.run(_search_local(settings, args.query, args.top_k))
+    for r in results:
+        print(f"{r['score']:.4f}  {r['document_id']}  {r['heading']}")
+    return 0
+
+
+async def _search_local(settings: Settings, query: str, top_k: int) -> list[dict[str, Any]]:
+    from rag.embedding.factory import create_embedder, create_sparse_encoder
+    from rag.retrieval.service import Retriever
+    from rag.store.factory import create_store
+
+    embedder = await create_embedder(settings)
+    store = create_store(settings, embedder.dimension)
+    try:
+        await store.open()
+        retriever = Retriever(store, embedder, create_sparse_encoder(settings), mode=settings.index.search_mode)
+        hits = await retriever.search(query, top_k)
+    finally:
+        await store.close()
+        await embedder.close()
+    return [{"score": h.score, "document_id": h.payload.get("document_id"), "heading": h.payload.get("heading")}
+            for h in hits]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wayfarer", description="Wayfarer travel knowledge service")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the HTTP service (seeds the index on first start)")
+    serve.add_argument("--host", default=None, help="default 127.0.0.1 (WAYFARER_SERVER__HOST)")
+    serve.add_argument("--port", type=int, default=None, help="default 8080 (WAYFARER_SERVER__PORT)")
+    serve.add_argument("--data-dir", type=Path, default=None, help="default ./data (WAYFARER_SERVER__DATA_DIR)")
+    serve.set_defaults(func=cmd_serve)
+
+    seed = sub.add_parser("seed", help="ingest files or folders (Markdown, text, JSONL) into the index")
+    seed.add_argument("paths", nargs="*", help="files or folders; default: the seed corpus (a full run)")
+    seed.add_argument("--data-dir", type=Path, default=None)
+    seed.add_argument("--prune", action="store_true",
+                      help="delete seed documents that are not among PATHS (implied with no PATHS)")
+    seed.add_argument("--url", default=None, help="send to a running service instead (needs WAYFARER_ADMIN_TOKEN)")
+    seed.add_argument("--batch", type=int, default=50, help="documents per request with --url")
+    seed.set_defaults(func=cmd_seed)
+
+    search = sub.add_parser("search", help="search the local index")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("--data-dir", type=Path, default=None)
+    search.set_defaults(func=cmd_search)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except WayfarerError as exc:
+        print(f"wayfarer: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("wayfarer: interrupted; run the same command again to finish", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

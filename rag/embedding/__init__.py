@@ -1,0 +1,1 @@
+"""Dense (sentence-transformers) and sparse (BM25) text embeddings."""

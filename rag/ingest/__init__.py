@@ -1,0 +1,1 @@
+"""Ingestion: documents to chunks to points, deduplicated by content hash."""

@@ -1,0 +1,194 @@
+"""The ingestion pipeline: documents to chunks to points, deduplicated by content hash.
+
+Per document the KV store keeps ``doc:<id>`` = {hash, chunks, source}. A document
+whose hash is unchanged is skipped with no embedding work; a changed one is
+re-chunked and its points replaced (ids are uuid5 of document id and chunk
+position, so a re-run overwrites instead of duplicating, and the stale tail of a
+shorter new version is deleted). A document's points are written in one upsert
+and its record only after that, so an interrupted run leaves no half-written
+document recorded as done and the next run finishes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+
+from rag.embedding.base import Embedder, SparseEncoder, SparseVector
+from rag.ingest.chunking import Chunk, chunk_markdown
+from rag.ingest.documents import SourceDocument, chunk_id, chunk_payload
+from rag.kv.base import KVStore
+from rag.store.base import Filter, Point, VectorStore
+
+logger = logging.getLogger(__name__)
+
+DOC_PREFIX = "doc:"
+
+
+@dataclass
+class IngestCounts:
+    added: int = 0
+    updated: int = 0
+    skipped: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    document_ids: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        d = asdict(self)
+        d.pop("document_ids")
+        return d
+
+
+@dataclass
+class _Prepared:
+    doc: SourceDocument
+    chunks: list[Chunk]
+    sparse: list[SparseVector]
+    previous_chunks: int | None  # None: new document
+
+
+class Ingestor:
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        kv: KVStore,
+        *,
+        max_tokens: int = 200,
+        overlap: int = 32,
+        group_chunks: int = 128,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._sparse = sparse
+        self._kv = kv
+        self._max_tokens = max_tokens
+        self._overlap = overlap
+        self._group_chunks = group_chunks
+        # Documents being written by this process; a second writer of the same id waits.
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def ingest(
+        self,
+        documents: Iterable[SourceDocument],
+        *,
+        prune_source: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> IngestCounts:
+        """Ingest ``documents``; with ``prune_source``, delete that source's documents not among them."""
+        counts = IngestCounts()
+        seen: set[str] = set()
+        group: list[_Prepared] = []
+        pending = 0
+        for doc in documents:
+            if doc.id in seen:
+                logger.warning("document id %s appears twice; the later one wins", doc.id)
+            seen.add(doc.id)
+            counts.document_ids.append(doc.id)
+            prepared = await self._prepare(doc)
+            if prepared is None:
+                counts.skipped += 1
+                if progress:
+                    progress(1)
+                continue
+            group.append(prepared)
+            pending += len(prepared.chunks)
+            if pending >= self._group_chunks:
+                await self._write_group(group, counts, progress)
+                group, pending = [], 0
+        if group:
+            await self._write_group(group, counts, progress)
+        if prune_source is not None:
+            counts.deleted = await self._prune(prune_source, seen)
+        logger.info("ingested: %s", counts.as_dict())
+        return counts
+
+    async def _prepare(self, doc: SourceDocument) -> _Prepared | None:
+        record = await self._kv.get(DOC_PREFIX + doc.id)
+        previous = json.loads(record) if record else None
+        if previous and previous.get("hash") == doc.content_hash:
+            return None
+        chunks, sparse = await asyncio.to_thread(self._chunk, doc)
+        return _Prepared(doc, chunks, sparse, previous.get("chunks") if previous else None)
+
+    def _chunk(self, doc: SourceDocument) -> tuple[list[Chunk], list[SparseVector]]:
+        chunks = chunk_markdown(
+            doc.text,
+            doc.title,
+            max_tokens=self._max_tokens,
+            overlap=self._overlap,
+            count_tokens=self._embedder.count_tokens,
+        )
+        return chunks, [self._sparse.encode_document(c.text) for c in chunks]
+
+    async def _write_group(
+        self, group: list[_Prepared], counts: IngestCounts, progress: Callable[[int], None] | None
+    ) -> None:
+        texts = [c.text for p in group for c in p.chunks]
+        vectors = await self._embedder.embed_documents(texts)
+        offset = 0
+        for p in group:
+            n = len(p.chunks)
+            dense = vectors[offset : offset + n]
+            offset += n
+            await self._write_document(p, dense)
+            if p.previous_chunks is None:
+                counts.added += 1
+            else:
+                counts.updated += 1
+            counts.chunks += n
+            if progress:
+                progress(1)
+
+    async def _write_document(self, p: _Prepared, dense: list[list[float]]) -> None:
+        doc = p.doc
+        lock = self._locks.setdefault(doc.id, asyncio.Lock())
+        async with lock:
+            n = len(p.chunks)
+            points = [
+                Point(
+                    chunk_id(doc.id, c.index),
+                    vec,
+                    sp,
+                    chunk_payload(doc, c.index, n, c.heading, c.text),
+                )
+                for c, vec, sp in zip(p.chunks, dense, p.sparse, strict=True)
+            ]
+            await self._store.upsert(points)
+            # A shorter new version leaves old chunks at positions >= n: remove them.
+            await self._delete_tail(doc.id, n, p.previous_chunks)
+            record = {"hash": doc.content_hash, "chunks": n, "source": doc.source, "at": time.time()}
+            await self._kv.set(DOC_PREFIX + doc.id, json.dumps(record))
+
+    async def _delete_tail(self, doc_id: str, n: int, previous: int | None) -> None:
+        if previous is not None and previous > n:
+            await self._store.delete([chunk_id(doc_id, i) for i in range(n, previous)])
+
+    async def delete_document(self, doc_id: str) -> bool:
+        """Remove a document's points and record; False when it was not known."""
+        record = await self._kv.get(DOC_PREFIX + doc_id)
+        await self._store.delete_where(Filter(equals={"document_id": doc_id}))
+        await self._kv.delete(DOC_PREFIX + doc_id)
+        return record is not None
+
+    async def _prune(self, source: str, keep: set[str]) -> int:
+        records = await self._kv.scan_prefix(DOC_PREFIX)
+        deleted = 0
+        for key, raw in records.items():
+            doc_id = key[len(DOC_PREFIX) :]
+            if doc_id in keep:
+                continue
+            try:
+                record_source = json.loads(raw).get("source")
+            except (json.JSONDecodeError, AttributeError):
+                record_source = None
+            if record_source == source:
+                await self.delete_document(doc_id)
+                deleted += 1
+        return deleted

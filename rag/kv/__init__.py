@@ -1,0 +1,1 @@
+"""The key-value store: deduplication, sessions and job locks (SQLite or Redis)."""

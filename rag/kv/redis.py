@@ -1,0 +1,93 @@
+"""At scale: Redis through redis.asyncio (``WAYFARER_KV__URL=redis://...``)."""
+
+from __future__ import annotations
+
+import logging
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from rag.errors import KVUnavailableError
+
+logger = logging.getLogger(__name__)
+
+
+class RedisKV:
+    """Keys live under ``<namespace>:`` so several deployments can share one Redis."""
+
+    def __init__(self, url: str, namespace: str) -> None:
+        self._url = url
+        self._ns = namespace + ":"
+        self._client: aioredis.Redis | None = None
+
+    async def open(self) -> None:
+        self._client = aioredis.Redis.from_url(
+            self._url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+        )
+        try:
+            await self._client.ping()
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"cannot reach Redis at {self._url}: {exc}") from exc
+
+    @property
+    def _redis(self) -> aioredis.Redis:
+        if self._client is None:
+            raise KVUnavailableError("the key-value store is not open")
+        return self._client
+
+    async def set_if_absent(self, key: str, value: str, ttl: float | None = None) -> bool:
+        try:
+            px = int(ttl * 1000) if ttl is not None else None
+            return bool(await self._redis.set(self._ns + key, value, nx=True, px=max(px, 1) if px else None))
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis write failed: {exc}") from exc
+
+    async def set(self, key: str, value: str, ttl: float | None = None) -> None:
+        try:
+            px = int(ttl * 1000) if ttl is not None else None
+            await self._redis.set(self._ns + key, value, px=max(px, 1) if px else None)
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis write failed: {exc}") from exc
+
+    async def get(self, key: str) -> str | None:
+        try:
+            value = await self._redis.get(self._ns + key)
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis read failed: {exc}") from exc
+        return None if value is None else str(value)
+
+    async def delete(self, key: str) -> bool:
+        try:
+            return bool(await self._redis.delete(self._ns + key))
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis delete failed: {exc}") from exc
+
+    async def scan_prefix(self, prefix: str) -> dict[str, str]:
+        pattern = _glob_escape(self._ns + prefix) + "*"
+        try:
+            keys = [k async for k in self._redis.scan_iter(match=pattern, count=500)]
+            out: dict[str, str] = {}
+            for start in range(0, len(keys), 500):
+                part = keys[start : start + 500]
+                values = await self._redis.mget(part)
+                for k, v in zip(part, values, strict=True):
+                    if v is not None:
+                        out[k[len(self._ns) :]] = v
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis scan failed: {exc}") from exc
+        return out
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._redis.ping())
+        except (RedisError, OSError, KVUnavailableError):
+            return False
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -1,0 +1,1 @@
+"""Search over the index: query embedding, hybrid retrieval, pooling chunks into documents."""

@@ -1,0 +1,52 @@
+"""The retriever: one query in, the best passages out, never anything expired."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from rag.embedding.base import Embedder, SparseEncoder
+from rag.retrieval.pooling import pool_by_document
+from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
+
+
+class Retriever:
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        *,
+        mode: SearchMode = "hybrid",
+        per_document: int = 1,
+        oversample: int = 4,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._sparse = sparse
+        self.mode: SearchMode = mode
+        self.per_document = per_document
+        self._oversample = oversample
+
+    async def search(
+        self,
+        query: str,
+        top_k: int = 5,
+        equals: Mapping[str, FilterValue | list[FilterValue]] | None = None,
+        *,
+        mode: SearchMode | None = None,
+        now: float | None = None,
+    ) -> list[Hit]:
+        mode = mode or self.mode
+        dense = await self._embedder.embed_query(query)
+        sparse = self._sparse.encode_query(query) if mode == "hybrid" else None
+        flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now)
+        hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
+        return pool_by_document(hits, top_k, self.per_document)
+
+
+def public_metadata(payload: Mapping[str, Any]) -> dict[str, Any]:
+    from rag.ingest.documents import INTERNAL_KEYS
+
+    return {k: v for k, v in payload.items() if k not in INTERNAL_KEYS}

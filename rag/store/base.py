@@ -1,0 +1,101 @@
+"""The vector index seam and its value types."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from rag.embedding.base import SparseVector
+
+DENSE = "dense"
+SPARSE = "bm25"
+
+# Payload fields we filter by; each backend creates an index on them at start.
+KEYWORD_FIELDS = ("kind", "source", "city_norm", "country_code", "iata", "user_scope", "document_id")
+FLOAT_FIELDS = ("valid_until",)
+INTEGER_FIELDS = ("chunk_index",)
+
+FilterValue = str | int | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    id: str
+    dense: list[float]
+    sparse: SparseVector | None
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """Conjunction of exact matches (a sequence means any of), with freshness.
+
+    ``fresh_at``: drop points whose ``valid_until`` is before this epoch time;
+    points without ``valid_until`` (seed documents) never expire.
+    """
+
+    equals: Mapping[str, FilterValue | Sequence[FilterValue]] = field(default_factory=dict)
+    fresh_at: float | None = None
+    expired_at: float | None = None  # only points with valid_until before this (for purging)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+SearchMode = Literal["hybrid", "dense"]
+
+
+class VectorStore(Protocol):
+    """Points with a dense and a BM25 sparse vector and a JSON payload."""
+
+    async def open(self) -> None:
+        """Create the collection and payload indexes if missing."""
+        ...
+
+    async def upsert(self, points: Sequence[Point]) -> None:
+        """Insert or replace points, as one operation."""
+        ...
+
+    async def delete(self, ids: Sequence[str]) -> None: ...
+
+    async def delete_where(self, flt: Filter) -> None: ...
+
+    async def search(
+        self,
+        dense: list[float],
+        sparse: SparseVector | None,
+        limit: int,
+        flt: Filter | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Hit]:
+        """Best first; hybrid fuses dense and sparse rankings with RRF."""
+        ...
+
+    async def get(self, ids: Sequence[str]) -> list[Hit]:
+        """Points by id (score 0), missing ids skipped."""
+        ...
+
+    async def scroll(self, flt: Filter | None, limit: int, offset: str | None = None) -> tuple[list[Hit], str | None]:
+        ...
+
+    async def count(self, flt: Filter | None = None) -> int: ...
+
+    async def ping(self) -> bool:
+        """Whether the index answers (for readiness)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def equals_items(flt: Filter) -> list[tuple[str, list[FilterValue]]]:
+    """The filter's exact matches as (key, allowed values)."""
+    out: list[tuple[str, list[FilterValue]]] = []
+    for key, value in flt.equals.items():
+        values = [value] if isinstance(value, str | int | bool) else list(value)
+        out.append((key, values))
+    return out

@@ -1,0 +1,200 @@
+"""Embedded default: Qdrant Edge, Qdrant's own engine in-process, on disk under the data directory."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import qdrant_edge as qe
+
+from rag.embedding.base import SparseVector
+from rag.errors import IndexLockedError, IndexUnavailableError
+from rag.store.base import (
+    DENSE,
+    FLOAT_FIELDS,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    SPARSE,
+    Filter,
+    Hit,
+    Point,
+    SearchMode,
+    equals_items,
+)
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class EdgeStore:
+    """One Edge shard per collection, in ``<path>/<collection>``.
+
+    The shard's calls are blocking, so they run on a small dedicated executor.
+    """
+
+    def __init__(self, path: Path, collection: str, dimension: int, rrf_k: int, prefetch_limit: int) -> None:
+        self._dir = path / collection
+        self._dimension = dimension
+        self._rrf_k = rrf_k
+        self._prefetch_limit = prefetch_limit
+        self._shard: Any = None
+        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edge")
+
+    async def _run(self, fn: Callable[[], T]) -> T:
+        if self._shard is None:
+            raise IndexUnavailableError("the index is not open")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, fn)
+        except Exception as exc:
+            raise IndexUnavailableError(f"index operation failed: {exc}") from exc
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            self._shard = await loop.run_in_executor(self._executor, self._open_sync)
+        except Exception as exc:
+            if "WouldBlock" in str(exc):
+                raise IndexLockedError(
+                    f"the index at {self._dir} is open in another process (is `wayfarer serve` running?); "
+                    "stop it, or send documents to it with `wayfarer seed --url`"
+                ) from exc
+            raise IndexUnavailableError(f"cannot open the index at {self._dir}: {exc}") from exc
+
+    def _open_sync(self) -> Any:
+        config = qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=self._dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        if (self._dir / "edge_config.json").exists():
+            shard = qe.EdgeShard.load(str(self._dir), config)
+        else:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            shard = qe.EdgeShard.create(str(self._dir), config)
+        existing = set(shard.info().payload_schema)
+        for name in KEYWORD_FIELDS:
+            if name not in existing:
+                shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
+        for name in FLOAT_FIELDS:
+            if name not in existing:
+                shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Float))
+        for name in INTEGER_FIELDS:
+            if name not in existing:
+                shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer))
+        logger.info("opened embedded index %s (%d points)", self._dir, shard.info().points_count)
+        return shard
+
+    async def upsert(self, points: Sequence[Point]) -> None:
+        if not points:
+            return
+        edge_points = [
+            qe.Point(p.id, _vectors(p), p.payload) for p in points
+        ]
+        op = qe.UpdateOperation.upsert_points(edge_points)
+        await self._run(lambda: self._shard.update(op))
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            op = qe.UpdateOperation.delete_points(list(ids))
+            await self._run(lambda: self._shard.update(op))
+
+    async def delete_where(self, flt: Filter) -> None:
+        op = qe.UpdateOperation.delete_points_by_filter(_filter(flt))
+        await self._run(lambda: self._shard.update(op))
+
+    async def search(
+        self,
+        dense: list[float],
+        sparse: SparseVector | None,
+        limit: int,
+        flt: Filter | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Hit]:
+        f = _filter(flt) if flt else None
+        dense_q = qe.Query.Nearest(dense, using=DENSE)
+        if mode == "dense" or sparse is None or not sparse.indices:
+            req = qe.QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True, with_vector=False)
+        else:
+            pre = max(self._prefetch_limit, limit)
+            sparse_q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
+            req = qe.QueryRequest(
+                limit=limit,
+                prefetches=[
+                    qe.Prefetch(limit=pre, query=dense_q, filter=f),
+                    qe.Prefetch(limit=pre, query=sparse_q, filter=f),
+                ],
+                query=qe.Fusion.Rrf(k=self._rrf_k),
+                filter=f,
+                with_payload=True,
+                with_vector=False,
+            )
+        found = await self._run(lambda: self._shard.query(req))
+        return [Hit(str(r.id), float(r.score), dict(r.payload or {})) for r in found]
+
+    async def get(self, ids: Sequence[str]) -> list[Hit]:
+        if not ids:
+            return []
+        records = await self._run(lambda: self._shard.retrieve(list(ids), with_payload=True, with_vector=False))
+        return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
+
+    async def scroll(
+        self, flt: Filter | None, limit: int, offset: str | None = None
+    ) -> tuple[list[Hit], str | None]:
+        req = qe.ScrollRequest(
+            offset=offset, limit=limit, filter=_filter(flt) if flt else None, with_payload=True, with_vector=False
+        )
+        records, nxt = await self._run(lambda: self._shard.scroll(req))
+        return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records], (
+            str(nxt) if nxt is not None else None
+        )
+
+    async def count(self, flt: Filter | None = None) -> int:
+        req = qe.CountRequest(filter=_filter(flt) if flt else None, exact=True)
+        return int(await self._run(lambda: self._shard.count(req)))
+
+    async def ping(self) -> bool:
+        try:
+            await self._run(lambda: self._shard.info())
+        except IndexUnavailableError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self._executor, _flush_close, shard)
+        self._executor.shutdown(wait=True)
+
+
+def _flush_close(shard: Any) -> None:
+    shard.flush()
+    shard.close()
+
+
+def _vectors(p: Point) -> dict[str, Any]:
+    vectors: dict[str, Any] = {DENSE: p.dense}
+    if p.sparse is not None and p.sparse.indices:
+        vectors[SPARSE] = qe.SparseVector(p.sparse.indices, p.sparse.values)
+    return vectors
+
+
+def _filter(flt: Filter | None) -> qe.Filter | None:
+    if flt is None:
+        return None
+    must: list[Any] = []
+    must_not: list[Any] = []
+    for key, values in equals_items(flt):
+        if len(values) == 1:
+            must.append(qe.FieldCondition(key, match=qe.MatchValue(values[0])))
+        else:
+            must.append(qe.FieldCondition(key, match=qe.MatchAny(values)))  # type: ignore[arg-type]
+    if flt.fresh_at is not None:
+        must_not.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.fresh_at)))
+    if flt.expired_at is not None:
+        must.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.expired_at)))
+    return qe.Filter(must=must or None, must_not=must_not or None)

@@ -1,0 +1,197 @@
+"""A Qdrant server or cluster through qdrant-client's AsyncQdrantClient (``WAYFARER_INDEX__URL``)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from qdrant_client import AsyncQdrantClient, models
+
+from rag.embedding.base import SparseVector
+from rag.errors import IndexUnavailableError
+from rag.store.base import (
+    DENSE,
+    FLOAT_FIELDS,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    SPARSE,
+    Filter,
+    Hit,
+    Point,
+    SearchMode,
+    equals_items,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class QdrantStore:
+    """``location=":memory:"`` gives qdrant-client's local mode, which the contract tests use."""
+
+    def __init__(
+        self,
+        collection: str,
+        dimension: int,
+        rrf_k: int,
+        prefetch_limit: int,
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        location: str | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self._collection = collection
+        self._dimension = dimension
+        self._rrf_k = rrf_k
+        self._prefetch_limit = prefetch_limit
+        if location is not None:
+            self._client = AsyncQdrantClient(location=location)
+        else:
+            self._client = AsyncQdrantClient(url=url, api_key=api_key, timeout=int(timeout))
+
+    async def open(self) -> None:
+        try:
+            if not await self._client.collection_exists(self._collection):
+                await self._client.create_collection(
+                    self._collection,
+                    vectors_config={DENSE: models.VectorParams(size=self._dimension, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                )
+            with warnings.catch_warnings():
+                # Local mode warns that payload indexes have no effect there; a server uses them.
+                warnings.simplefilter("ignore", UserWarning)
+                for name in KEYWORD_FIELDS:
+                    await self._index(name, models.PayloadSchemaType.KEYWORD)
+                for name in FLOAT_FIELDS:
+                    await self._index(name, models.PayloadSchemaType.FLOAT)
+                for name in INTEGER_FIELDS:
+                    await self._index(name, models.PayloadSchemaType.INTEGER)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot open Qdrant collection {self._collection!r}: {exc}") from exc
+
+    async def _index(self, name: str, schema: models.PayloadSchemaType) -> None:
+        await self._client.create_payload_index(self._collection, name, schema, wait=True)
+
+    async def upsert(self, points: Sequence[Point]) -> None:
+        if not points:
+            return
+        structs = [models.PointStruct(id=p.id, vector=_vectors(p), payload=p.payload) for p in points]
+        try:
+            await self._client.upsert(self._collection, points=structs, wait=True)
+        except Exception as exc:
+            raise IndexUnavailableError(f"upsert failed: {exc}") from exc
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        try:
+            await self._client.delete(self._collection, points_selector=models.PointIdsList(points=list(ids)))
+        except Exception as exc:
+            raise IndexUnavailableError(f"delete failed: {exc}") from exc
+
+    async def delete_where(self, flt: Filter) -> None:
+        try:
+            await self._client.delete(self._collection, points_selector=models.FilterSelector(filter=_filter(flt)))
+        except Exception as exc:
+            raise IndexUnavailableError(f"delete failed: {exc}") from exc
+
+    async def search(
+        self,
+        dense: list[float],
+        sparse: SparseVector | None,
+        limit: int,
+        flt: Filter | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Hit]:
+        f = _filter(flt) if flt else None
+        try:
+            if mode == "dense" or sparse is None or not sparse.indices:
+                res = await self._client.query_points(
+                    self._collection, query=dense, using=DENSE, limit=limit, query_filter=f, with_payload=True
+                )
+            else:
+                pre = max(self._prefetch_limit, limit)
+                res = await self._client.query_points(
+                    self._collection,
+                    prefetch=[
+                        models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
+                        models.Prefetch(
+                            query=models.SparseVector(indices=sparse.indices, values=sparse.values),
+                            using=SPARSE,
+                            limit=pre,
+                            filter=f,
+                        ),
+                    ],
+                    query=models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)),
+                    query_filter=f,
+                    limit=limit,
+                    with_payload=True,
+                )
+        except Exception as exc:
+            raise IndexUnavailableError(f"search failed: {exc}") from exc
+        return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in res.points]
+
+    async def get(self, ids: Sequence[str]) -> list[Hit]:
+        if not ids:
+            return []
+        try:
+            records = await self._client.retrieve(self._collection, ids=list(ids), with_payload=True)
+        except Exception as exc:
+            raise IndexUnavailableError(f"retrieve failed: {exc}") from exc
+        return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
+
+    async def scroll(
+        self, flt: Filter | None, limit: int, offset: str | None = None
+    ) -> tuple[list[Hit], str | None]:
+        try:
+            records, nxt = await self._client.scroll(
+                self._collection, scroll_filter=_filter(flt) if flt else None, limit=limit, offset=offset,
+                with_payload=True,
+            )
+        except Exception as exc:
+            raise IndexUnavailableError(f"scroll failed: {exc}") from exc
+        return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records], (
+            str(nxt) if nxt is not None else None
+        )
+
+    async def count(self, flt: Filter | None = None) -> int:
+        try:
+            res = await self._client.count(self._collection, count_filter=_filter(flt) if flt else None, exact=True)
+        except Exception as exc:
+            raise IndexUnavailableError(f"count failed: {exc}") from exc
+        return int(res.count)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._client.collection_exists(self._collection))
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+def _vectors(p: Point) -> dict[str, Any]:
+    vectors: dict[str, Any] = {DENSE: p.dense}
+    if p.sparse is not None and p.sparse.indices:
+        vectors[SPARSE] = models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
+    return vectors
+
+
+def _filter(flt: Filter | None) -> models.Filter | None:
+    if flt is None:
+        return None
+    must: list[Any] = []
+    must_not: list[Any] = []
+    for key, values in equals_items(flt):
+        if len(values) == 1:
+            must.append(models.FieldCondition(key=key, match=models.MatchValue(value=values[0])))
+        else:
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=values)))  # type: ignore[arg-type]
+    if flt.fresh_at is not None:
+        must_not.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.fresh_at)))
+    if flt.expired_at is not None:
+        must.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.expired_at)))
+    return models.Filter(must=must or None, must_not=must_not or None)

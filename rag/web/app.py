@@ -1,0 +1,78 @@
+"""create_app(settings): the service, its resources owned by cleanup contexts."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from rag.embedding.factory import create_embedder, create_sparse_encoder
+from rag.ingest.pipeline import Ingestor
+from rag.ingest.seeding import seed_directory
+from rag.kv.factory import create_kv
+from rag.retrieval.service import Retriever
+from rag.settings import Settings
+from rag.store.factory import create_store
+from rag.web import keys
+from rag.web.middleware import error_middleware
+from rag.web.routes import routes
+
+logger = logging.getLogger(__name__)
+
+
+async def kv_ctx(app: web.Application) -> AsyncIterator[None]:
+    kv = create_kv(app[keys.SETTINGS])
+    await kv.open()
+    app[keys.KV] = kv
+    yield
+    await kv.close()
+
+
+async def model_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[keys.SETTINGS]
+    embedder = await create_embedder(settings)
+    app[keys.EMBEDDER] = embedder
+    app[keys.SPARSE] = create_sparse_encoder(settings)
+    yield
+    await embedder.close()
+
+
+async def store_ctx(app: web.Application) -> AsyncIterator[None]:
+    store = create_store(app[keys.SETTINGS], app[keys.EMBEDDER].dimension)
+    await store.open()
+    app[keys.STORE] = store
+    yield
+    await store.close()
+
+
+async def services_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[keys.SETTINGS]
+    ingestor = Ingestor(
+        app[keys.STORE],
+        app[keys.EMBEDDER],
+        app[keys.SPARSE],
+        app[keys.KV],
+        max_tokens=settings.index.chunk_tokens,
+        overlap=settings.index.chunk_overlap,
+    )
+    app[keys.INGESTOR] = ingestor
+    app[keys.RETRIEVER] = Retriever(
+        app[keys.STORE],
+        app[keys.EMBEDDER],
+        app[keys.SPARSE],
+        mode=settings.index.search_mode,
+        per_document=settings.index.max_chunks_per_document,
+    )
+    if settings.index.seed_on_start:
+        counts = await seed_directory(ingestor, settings.index.seed_dir)
+        logger.info("seed corpus: %s", counts.as_dict())
+    yield
+
+
+def create_app(settings: Settings) -> web.Application:
+    app = web.Application(middlewares=[error_middleware], client_max_size=settings.server.max_body_bytes)
+    app[keys.SETTINGS] = settings
+    app.cleanup_ctx.extend([kv_ctx, model_ctx, store_ctx, services_ctx])
+    app.add_routes(routes)
+    return app

@@ -1,0 +1,20 @@
+"""Typed application keys for every long-lived resource."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from rag.embedding.base import Embedder, SparseEncoder
+from rag.ingest.pipeline import Ingestor
+from rag.kv.base import KVStore
+from rag.retrieval.service import Retriever
+from rag.settings import Settings
+from rag.store.base import VectorStore
+
+SETTINGS = web.AppKey("settings", Settings)
+KV = web.AppKey("kv", KVStore)
+EMBEDDER = web.AppKey("embedder", Embedder)
+SPARSE = web.AppKey("sparse", SparseEncoder)
+STORE = web.AppKey("store", VectorStore)
+INGESTOR = web.AppKey("ingestor", Ingestor)
+RETRIEVER = web.AppKey("retriever", Retriever)

@@ -1,0 +1,94 @@
+"""HTTP handlers: health, search and document ingestion."""
+
+from __future__ import annotations
+
+import hmac
+
+from aiohttp import web
+
+from rag.errors import UnauthorizedError, UnknownFilterValueError, ValidationError
+from rag.ingest.documents import SourceDocument, country_code, norm
+from rag.retrieval.service import public_metadata
+from rag.store.base import FilterValue
+from rag.web import keys
+from rag.web.schemas import DocumentsRequest, SearchRequest, read_body
+
+routes = web.RouteTableDef()
+
+
+def require_admin(request: web.Request) -> None:
+    token = request.app[keys.SETTINGS].admin_token
+    if token is None:
+        raise UnauthorizedError("admin endpoints are disabled: set WAYFARER_ADMIN_TOKEN to enable them")
+    header = request.headers.get("Authorization", "")
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.get_secret_value().encode()):
+        raise UnauthorizedError("send the admin token as 'Authorization: Bearer <token>'")
+
+
+@routes.get("/healthz")
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+@routes.get("/readyz")
+async def readyz(request: web.Request) -> web.Response:
+    app = request.app
+    checks = {
+        "model": keys.EMBEDDER in app,
+        "index": keys.STORE in app and await app[keys.STORE].ping(),
+        "kv": keys.KV in app and await app[keys.KV].ping(),
+    }
+    ready = all(checks.values())
+    return web.json_response({"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503)
+
+
+@routes.post("/v1/search")
+async def search(request: web.Request) -> web.Response:
+    body = await read_body(request, SearchRequest)
+    settings = request.app[keys.SETTINGS]
+    if len(body.query) > settings.server.max_query_chars:
+        raise ValidationError(f"query: at most {settings.server.max_query_chars} characters")
+    equals: dict[str, FilterValue | list[FilterValue]] = {}
+    f = body.filters
+    if f.city:
+        equals["city_norm"] = norm(f.city)
+    if f.country:
+        code = country_code(f.country)
+        if code is None:
+            raise UnknownFilterValueError(f"filters.country: unknown country {f.country!r}")
+        equals["country_code"] = code
+    if f.kind:
+        equals["kind"] = f.kind
+    if f.source:
+        equals["source"] = f.source
+    mode = "dense" if body.mode == "dense" else "hybrid" if body.mode == "hybrid" else None
+    hits = await request.app[keys.RETRIEVER].search(body.query, body.top_k, equals, mode=mode)
+    results = [
+        {"id": h.id, "text": h.payload.get("text", ""), "score": h.score, "metadata": public_metadata(h.payload)}
+        for h in hits
+    ]
+    return web.json_response({"results": results})
+
+
+@routes.post("/v1/documents")
+async def add_documents(request: web.Request) -> web.Response:
+    require_admin(request)
+    body = await read_body(request, DocumentsRequest)
+    docs = []
+    for d in body.documents:
+        metadata = dict(d.metadata)
+        if metadata.setdefault("source", "api") == "seed":
+            raise ValidationError("metadata.source: 'seed' is reserved for the seed corpus")
+        metadata.setdefault("path", f"api:{d.id}")
+        docs.append(SourceDocument(d.id, d.text, metadata))
+    counts = await request.app[keys.INGESTOR].ingest(docs)
+    return web.json_response(counts.as_dict())
+
+
+@routes.delete("/v1/documents/{document_id}")
+async def delete_document(request: web.Request) -> web.Response:
+    require_admin(request)
+    doc_id = request.match_info["document_id"]
+    found = await request.app[keys.INGESTOR].delete_document(doc_id)
+    return web.json_response({"deleted": 1 if found else 0})
