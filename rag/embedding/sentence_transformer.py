@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Sequence
@@ -113,7 +114,9 @@ def _token_counter(model: Any) -> Any:
     return counter
 
 
+@functools.lru_cache(maxsize=2)
 def _load_model(name: str) -> Any:
+    """One copy of a model's weights per process, however many embedders use it (read-only inference)."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 

@@ -1,0 +1,111 @@
+"""One contract, two backends: SQLite and Redis pass the very same tests."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from rag.errors import KVUnavailableError
+from rag.kv.base import KVStore
+from rag.kv.redis import RedisKV
+from rag.kv.sqlite import SQLiteKV
+from tests.conftest import redis_url
+
+
+class KVContract:
+    @pytest.fixture
+    async def kv(self) -> AsyncIterator[KVStore]:
+        raise NotImplementedError
+
+    async def test_set_get_delete(self, kv: KVStore) -> None:
+        assert await kv.get("a") is None
+        await kv.set("a", "1")
+        assert await kv.get("a") == "1"
+        await kv.set("a", "2")
+        assert await kv.get("a") == "2"
+        assert await kv.delete("a") is True
+        assert await kv.get("a") is None
+        assert await kv.delete("a") is False
+
+    async def test_set_if_absent_only_first_wins(self, kv: KVStore) -> None:
+        assert await kv.set_if_absent("lock", "me", ttl=30) is True
+        assert await kv.set_if_absent("lock", "you", ttl=30) is False
+        assert await kv.get("lock") == "me"
+
+    async def test_set_if_absent_is_atomic_under_concurrency(self, kv: KVStore) -> None:
+        results = await asyncio.gather(*(kv.set_if_absent("race", str(i), ttl=30) for i in range(50)))
+        assert sum(results) == 1
+        winner = results.index(True)
+        assert await kv.get("race") == str(winner)
+
+    async def test_ttl_expires(self, kv: KVStore) -> None:
+        await kv.set("short", "x", ttl=0.2)
+        assert await kv.set_if_absent("gone", "1", ttl=0.2) is True
+        assert await kv.get("short") == "x"
+        await asyncio.sleep(0.35)
+        assert await kv.get("short") is None
+        assert "short" not in await kv.scan_prefix("sh")
+        # An expired holder no longer blocks: a crashed lock frees itself.
+        assert await kv.set_if_absent("gone", "2", ttl=5) is True
+        assert await kv.get("gone") == "2"
+
+    async def test_scan_prefix(self, kv: KVStore) -> None:
+        await kv.set("doc:a", "1")
+        await kv.set("doc:b", "2")
+        await kv.set("doc%_x", "literal")  # LIKE/glob characters are not wildcards
+        await kv.set("other", "3")
+        assert await kv.scan_prefix("doc:") == {"doc:a": "1", "doc:b": "2"}
+        assert await kv.scan_prefix("doc%_") == {"doc%_x": "literal"}
+        assert await kv.scan_prefix("nothing") == {}
+
+    async def test_unicode_and_large_values(self, kv: KVStore) -> None:
+        value = "Zürich → 東京 " * 20000
+        await kv.set("ключ", value)
+        assert await kv.get("ключ") == value
+
+    async def test_ping(self, kv: KVStore) -> None:
+        assert await kv.ping() is True
+
+
+class TestSQLiteKV(KVContract):
+    @pytest.fixture
+    async def kv(self, tmp_path: Path) -> AsyncIterator[KVStore]:
+        store = SQLiteKV(tmp_path / "kv.sqlite3")
+        await store.open()
+        yield store
+        await store.close()
+
+    async def test_survives_reopen(self, tmp_path: Path) -> None:
+        first = SQLiteKV(tmp_path / "k.db")
+        await first.open()
+        await first.set("k", "v")
+        await first.close()
+        second = SQLiteKV(tmp_path / "k.db")
+        await second.open()
+        assert await second.get("k") == "v"
+        await second.close()
+
+    async def test_unusable_path_is_a_clear_error(self, tmp_path: Path) -> None:
+        (tmp_path / "file").write_text("x")
+        with pytest.raises(KVUnavailableError):
+            await SQLiteKV(tmp_path / "file" / "kv.db").open()
+
+
+class TestRedisKV(KVContract):
+    @pytest.fixture
+    async def kv(self) -> AsyncIterator[KVStore]:
+        url = redis_url()
+        if not url:
+            pytest.skip("no Redis: set WAYFARER_TEST_REDIS_URL")
+        store = RedisKV(url, f"test-{uuid.uuid4().hex}")
+        await store.open()
+        yield store
+        await store.close()
+
+    async def test_unreachable_redis_is_a_clear_error(self) -> None:
+        with pytest.raises(KVUnavailableError, match="cannot reach Redis"):
+            await RedisKV("redis://127.0.0.1:1/0", "x").open()

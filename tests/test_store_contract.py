@@ -1,0 +1,156 @@
+"""One contract, two backends: embedded Qdrant Edge and qdrant-client (local mode stands in for a server)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from rag.embedding.sparse import Bm25Encoder
+from rag.errors import IndexLockedError
+from rag.store.base import Filter, Point, VectorStore
+from rag.store.edge import EdgeStore
+from rag.store.qdrant import QdrantStore
+
+DIM = 8
+BM25 = Bm25Encoder()
+
+
+def axis(i: int, lean: float = 0.0) -> list[float]:
+    v = [0.0] * DIM
+    v[i % DIM] = 1.0
+    v[(i + 1) % DIM] = lean
+    return v
+
+
+def point(key: str, i: int, text: str, **payload: object) -> Point:
+    return Point(
+        str(uuid.uuid5(uuid.NAMESPACE_URL, key)),
+        axis(i),
+        BM25.encode_document(text),
+        {"text": text, "document_id": key, **payload},
+    )
+
+
+DOCS = [
+    point("paris", 0, "Paris metro tickets and museum passes", city_norm="paris", kind="document", source="seed"),
+    point("tokyo", 1, "Tokyo rail passes and sushi counters", city_norm="tokyo", kind="document", source="seed"),
+    point("rome", 2, "Rome ruins, pasta and scooters", city_norm="rome", kind="document", source="seed"),
+    point("lisbon", 3, "Lisbon trams and custard tarts", city_norm="lisbon", kind="document", source="seed"),
+]
+
+
+class StoreContract:
+    @pytest.fixture
+    async def store(self, tmp_path: Path) -> AsyncIterator[VectorStore]:
+        raise NotImplementedError
+        yield
+
+    async def test_upsert_get_count(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        assert await store.count() == 4
+        got = await store.get([DOCS[0].id, str(uuid.uuid4())])
+        assert [h.id for h in got] == [DOCS[0].id]
+        assert got[0].payload["text"] == DOCS[0].payload["text"]
+
+    async def test_upsert_same_id_replaces(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        changed = Point(DOCS[0].id, DOCS[0].dense, DOCS[0].sparse, {**DOCS[0].payload, "price": 99})
+        await store.upsert([changed])
+        assert await store.count() == 4
+        assert (await store.get([DOCS[0].id]))[0].payload["price"] == 99
+
+    async def test_dense_search_ranks_nearest_first(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        hits = await store.search(axis(2, 0.1), None, 3, mode="dense")
+        assert hits[0].payload["document_id"] == "rome"
+        assert hits[0].score > hits[1].score
+
+    async def test_hybrid_search_uses_words(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        # The dense vector points at Paris; the words point at Lisbon; both rank in the fused list.
+        hits = await store.search(axis(0), BM25.encode_query("custard tarts"), 4, mode="hybrid")
+        top2 = {h.payload["document_id"] for h in hits[:2]}
+        assert top2 == {"paris", "lisbon"}
+
+    async def test_filter_by_keyword(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        hits = await store.search(axis(0), BM25.encode_query("passes"), 4, Filter(equals={"city_norm": "tokyo"}))
+        assert [h.payload["document_id"] for h in hits] == ["tokyo"]
+        hits = await store.search(axis(0), None, 4, Filter(equals={"city_norm": ["rome", "lisbon"]}), mode="dense")
+        assert {h.payload["document_id"] for h in hits} == {"rome", "lisbon"}
+
+    async def test_expired_points_are_invisible(self, store: VectorStore) -> None:
+        now = time.time()
+        stale = point("stale", 0, "Paris hotel offer", valid_until=now - 60, kind="hotel_offer")
+        fresh = point("fresh", 0, "Paris hotel offer", valid_until=now + 3600, kind="hotel_offer")
+        await store.upsert([*DOCS, stale, fresh])
+        hits = await store.search(axis(0), BM25.encode_query("Paris hotel"), 10, Filter(fresh_at=now))
+        ids = {h.payload["document_id"] for h in hits}
+        assert "stale" not in ids and "fresh" in ids and "paris" in ids  # seed documents never expire
+        assert await store.count(Filter(expired_at=now)) == 1
+        await store.delete_where(Filter(expired_at=now))
+        assert await store.count() == 5
+
+    async def test_delete_and_delete_where(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        await store.delete([DOCS[0].id])
+        await store.delete_where(Filter(equals={"document_id": "tokyo"}))
+        assert await store.count() == 2
+        assert await store.get([DOCS[0].id]) == []
+
+    async def test_scroll_pages_through_everything(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        seen: list[str] = []
+        offset = None
+        while True:
+            page, offset = await store.scroll(None, 3, offset)
+            seen.extend(h.id for h in page)
+            if offset is None:
+                break
+        assert sorted(seen) == sorted(p.id for p in DOCS)
+
+    async def test_ping(self, store: VectorStore) -> None:
+        assert await store.ping() is True
+
+
+class TestEdgeStore(StoreContract):
+    @pytest.fixture
+    async def store(self, tmp_path: Path) -> AsyncIterator[VectorStore]:
+        s = EdgeStore(tmp_path / "index", "test", DIM, rrf_k=60, prefetch_limit=20)
+        await s.open()
+        yield s
+        await s.close()
+
+    async def test_data_survives_restart(self, tmp_path: Path) -> None:
+        first = EdgeStore(tmp_path / "i", "c", DIM, 60, 20)
+        await first.open()
+        await first.upsert(DOCS)
+        await first.close()
+        second = EdgeStore(tmp_path / "i", "c", DIM, 60, 20)
+        await second.open()
+        assert await second.count() == 4
+        hits = await second.search(axis(1), BM25.encode_query("sushi"), 1, Filter(equals={"city_norm": "tokyo"}))
+        assert hits[0].payload["document_id"] == "tokyo"
+        await second.close()
+
+    async def test_second_opener_gets_a_clear_error(self, tmp_path: Path) -> None:
+        first = EdgeStore(tmp_path / "i", "c", DIM, 60, 20)
+        await first.open()
+        try:
+            with pytest.raises(IndexLockedError, match="open in another process"):
+                await EdgeStore(tmp_path / "i", "c", DIM, 60, 20).open()
+        finally:
+            await first.close()
+
+
+class TestQdrantClientStore(StoreContract):
+    @pytest.fixture
+    async def store(self, tmp_path: Path) -> AsyncIterator[VectorStore]:
+        s = QdrantStore("test", DIM, rrf_k=60, prefetch_limit=20, location=":memory:")
+        await s.open()
+        yield s
+        await s.close()
