@@ -86,7 +86,7 @@ async def add_documents(request: web.Request) -> web.Response:
     return web.json_response(counts.as_dict())
 
 
-@routes.delete("/v1/documents/{document_id}")
+@routes.delete("/v1/documents/{document_id:.+}")
 async def delete_document(request: web.Request) -> web.Response:
     require_admin(request)
     doc_id = request.match_info["document_id"]

@@ -1,0 +1,171 @@
+"""The `wayfarer` command as a user runs it: real processes, real ports, real files."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from rag.settings import SEED_DIR
+from rag.store.edge import EdgeStore
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("WAYFARER_")}
+    return {**base, "WAYFARER_LOG_LEVEL": "WARNING", **extra}
+
+
+def wayfarer(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rag.cli", *args], cwd=cwd, env=env(**extra), capture_output=True, text=True,
+        timeout=240,
+    )
+
+
+async def point_count(data: Path) -> int:
+    store = EdgeStore(data / "index", "wayfarer", 384, 60, 40)
+    await store.open()
+    try:
+        return await store.count()
+    finally:
+        await store.close()
+
+
+def test_seed_command_counts_and_is_idempotent(tmp_path: Path, small_seed: Path) -> None:
+    data = tmp_path / "data"
+    first = wayfarer("seed", str(small_seed), "--data-dir", str(data), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    counts = json.loads(first.stdout.strip().splitlines()[-1])
+    assert counts["added"] == 4 and counts["chunks"] > 4
+    second = wayfarer("seed", str(small_seed), "--data-dir", str(data), cwd=tmp_path)
+    assert json.loads(second.stdout.strip().splitlines()[-1])["skipped"] == 4
+    assert asyncio.run(point_count(data)) == counts["chunks"]
+
+
+def test_seed_reports_bad_input_clearly(tmp_path: Path) -> None:
+    (tmp_path / "bad.jsonl").write_text('{"id": "a", "text": "ok"}\n{oops\n')
+    result = wayfarer("seed", str(tmp_path / "bad.jsonl"), "--data-dir", str(tmp_path / "d"), cwd=tmp_path)
+    assert result.returncode == 2 and "bad.jsonl:2" in result.stderr and "Traceback" not in result.stderr
+    missing = wayfarer("seed", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "d"), cwd=tmp_path)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    bad_env = wayfarer("seed", "--data-dir", str(tmp_path / "d"), cwd=tmp_path, WAYFARER_KV__URL="http://x")
+    assert bad_env.returncode == 2 and "WAYFARER_KV__URL" in bad_env.stderr
+
+
+def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "seed", str(SEED_DIR), "--data-dir", str(data)],
+        cwd=tmp_path, env=env(WAYFARER_LOG_LEVEL="INFO"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and not (data / "kv.sqlite3").exists():
+        time.sleep(0.2)
+    time.sleep(6)  # well into embedding
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    result = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path)
+    counts = json.loads(result.stdout.strip().splitlines()[-1])
+    assert counts["skipped"] < 41 and counts["added"] + counts["updated"] + counts["skipped"] >= 40
+    again = json.loads(wayfarer("seed", "--data-dir", str(data), cwd=tmp_path).stdout.strip().splitlines()[-1])
+    assert again["added"] == again["updated"] == 0
+    from rag.ingest.seeding import load_documents
+
+    # Every chunk of every document exactly once: the point count is the sum of the chunk counts.
+    total = asyncio.run(point_count(data))
+    assert total > 300
+    ids = {d.id for d in load_documents([SEED_DIR])}
+    assert again["skipped"] == len(ids)
+
+
+@pytest.fixture
+def server(tmp_path: Path, small_seed: Path) -> Iterator[tuple[str, Path]]:
+    port = free_port()
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=tmp_path, env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed), WAYFARER_ADMIN_TOKEN="tok"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        asyncio.run(wait_ready(url))
+        yield url, data
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+
+
+async def wait_ready(url: str) -> None:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(600):
+            try:
+                async with session.get(url + "/readyz") as resp:
+                    if resp.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise AssertionError("service never became ready")
+
+
+async def search(url: str, query: str) -> list[dict[str, object]]:
+    async with aiohttp.ClientSession() as session, session.post(url + "/v1/search", json={"query": query}) as r:
+        assert r.status == 200
+        return list((await r.json())["results"])
+
+
+def test_serve_seeds_and_searches_and_guards_its_index(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, data = server
+    results = asyncio.run(search(url, "what to pack for a humid tropical trip"))
+    assert results[0]["metadata"]["document_id"] == "topics/packing-by-climate"  # type: ignore[index]
+    # The running service owns the embedded index: a second writer gets a clear error, not corruption.
+    locked = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path)
+    assert locked.returncode == 2 and "index_locked" in locked.stderr
+    # ... and is told to send documents to the service instead, which works.
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "note.md").write_text("---\ntitle: Hakone day trip\n---\nTake the Romancecar to Hakone.")
+    sent = wayfarer("seed", str(tmp_path / "extra"), "--url", url, cwd=tmp_path, WAYFARER_ADMIN_TOKEN="tok")
+    assert sent.returncode == 0, sent.stderr
+    assert json.loads(sent.stdout.strip().splitlines()[-1])["added"] == 1
+    assert asyncio.run(search(url, "Romancecar to Hakone"))[0]["metadata"]["title"] == "Hakone day trip"  # type: ignore[index]
+
+
+def test_data_survives_a_restart(tmp_path: Path, small_seed: Path) -> None:
+    port = free_port()
+    data = tmp_path / "data"
+    cmd = [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)]
+    for _ in range(2):
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed)),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            asyncio.run(wait_ready(f"http://127.0.0.1:{port}"))
+            results = asyncio.run(search(f"http://127.0.0.1:{port}", "tram 28 Alfama"))
+            assert results[0]["metadata"]["document_id"] == "guides/lisbon"  # type: ignore[index]
+        finally:
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=30) == 0
