@@ -62,8 +62,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = load_settings(args.data_dir, host=args.host, port=args.port)
     _configure_logging(settings.log_level)
     app = create_app(settings)
-    logger.info("serving on http://%s:%d (data in %s)", settings.server.host, settings.server.port,
-                settings.server.data_dir)
+    logger.info(
+        "serving on http://%s:%d (data in %s)",
+        settings.server.host,
+        settings.server.port,
+        settings.server.data_dir,
+    )
     web.run_app(app, host=settings.server.host, port=settings.server.port, print=None)
     return 0
 
@@ -98,11 +102,17 @@ async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dic
     try:
         await store.open()
         ingestor = Ingestor(
-            store, embedder, create_sparse_encoder(settings), kv,
-            max_tokens=settings.index.chunk_tokens, overlap=settings.index.chunk_overlap,
+            store,
+            embedder,
+            create_sparse_encoder(settings),
+            kv,
+            max_tokens=settings.index.chunk_tokens,
+            overlap=settings.index.chunk_overlap,
         )
         with tqdm(total=len(docs), unit="doc", desc="seeding", disable=None) as bar:
-            counts = await ingestor.ingest(docs, prune_source=SEED_SOURCE if prune else None, progress=bar.update)
+            counts = await ingestor.ingest(
+                docs, prune_source=SEED_SOURCE if prune else None, progress=bar.update
+            )
         return counts.as_dict()
     finally:
         await store.close()
@@ -156,13 +166,17 @@ async def _search_local(settings: Settings, query: str, top_k: int) -> list[dict
     store = create_store(settings, embedder.dimension)
     try:
         await store.open()
-        retriever = Retriever(store, embedder, create_sparse_encoder(settings), mode=settings.index.search_mode)
+        retriever = Retriever(
+            store, embedder, create_sparse_encoder(settings), mode=settings.index.search_mode
+        )
         hits = await retriever.search(query, top_k)
     finally:
         await store.close()
         await embedder.close()
-    return [{"score": h.score, "document_id": h.payload.get("document_id"), "heading": h.payload.get("heading")}
-            for h in hits]
+    return [
+        {"score": h.score, "document_id": h.payload.get("document_id"), "heading": h.payload.get("heading")}
+        for h in hits
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,15 +186,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP service (seeds the index on first start)")
     serve.add_argument("--host", default=None, help="default 127.0.0.1 (WAYFARER_SERVER__HOST)")
     serve.add_argument("--port", type=int, default=None, help="default 8080 (WAYFARER_SERVER__PORT)")
-    serve.add_argument("--data-dir", type=Path, default=None, help="default ./data (WAYFARER_SERVER__DATA_DIR)")
+    serve.add_argument(
+        "--data-dir", type=Path, default=None, help="default ./data (WAYFARER_SERVER__DATA_DIR)"
+    )
     serve.set_defaults(func=cmd_serve)
 
     seed = sub.add_parser("seed", help="ingest files or folders (Markdown, text, JSONL) into the index")
     seed.add_argument("paths", nargs="*", help="files or folders; default: the seed corpus (a full run)")
     seed.add_argument("--data-dir", type=Path, default=None)
-    seed.add_argument("--prune", action="store_true",
-                      help="delete seed documents that are not among PATHS (implied with no PATHS)")
-    seed.add_argument("--url", default=None, help="send to a running service instead (needs WAYFARER_ADMIN_TOKEN)")
+    seed.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete seed documents that are not among PATHS (implied with no PATHS)",
+    )
+    seed.add_argument(
+        "--url", default=None, help="send to a running service instead (needs WAYFARER_ADMIN_TOKEN)"
+    )
     seed.add_argument("--batch", type=int, default=50, help="documents per request with --url")
     seed.set_defaults(func=cmd_seed)
 

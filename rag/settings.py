@@ -34,11 +34,13 @@ class IndexSettings(BaseModel):
     collection: str = "wayfarer"
     search_mode: Literal["hybrid", "dense"] = "hybrid"
     # Reciprocal rank fusion constant (Qdrant's default is 2, the RRF paper's 60); tuned on our set.
-    rrf_k: int = Field(60, ge=1)
+    rrf_k: int = Field(10, ge=1)
     # How many candidates each of the dense and sparse searches hands to fusion.
     prefetch_limit: int = Field(40, ge=1)
     # Chunks per document kept in one result list (the rest pool into their document's best chunk).
     max_chunks_per_document: int = Field(1, ge=1)
+    # How chunk hits rank their document: by the best chunk, or by the sum of its chunks' scores.
+    pooling: Literal["max", "sum"] = "max"
     # Chunking of documents.
     chunk_tokens: int = Field(200, ge=32, le=512)
     chunk_overlap: int = Field(32, ge=0)
@@ -107,7 +109,9 @@ class Settings(BaseSettings):
         if self.index.api_key and not self.index.url:
             raise ValueError("WAYFARER_INDEX__API_KEY is set but WAYFARER_INDEX__URL is not")
         if self.index.chunk_overlap >= self.index.chunk_tokens:
-            raise ValueError("WAYFARER_INDEX__CHUNK_OVERLAP must be smaller than WAYFARER_INDEX__CHUNK_TOKENS")
+            raise ValueError(
+                "WAYFARER_INDEX__CHUNK_OVERLAP must be smaller than WAYFARER_INDEX__CHUNK_TOKENS"
+            )
         if self.kv.url and not self.kv.url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("WAYFARER_KV__URL must be a redis://, rediss:// or unix:// URL")
         if self.kv.url and self.kv.path:

@@ -98,7 +98,9 @@ async def test_documents_need_the_admin_token(client) -> None:  # type: ignore[n
     assert await error_of(await client.delete("/v1/documents/x"), 401) == "unauthorized"
 
 
-async def test_admin_endpoints_are_closed_without_a_configured_token(aiohttp_client, make_settings, small_seed):  # type: ignore[no-untyped-def]
+async def test_admin_endpoints_are_closed_without_a_configured_token(
+    aiohttp_client, make_settings, small_seed
+):  # type: ignore[no-untyped-def]
     from rag.web.app import create_app
 
     client = await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_ON_START="false")))

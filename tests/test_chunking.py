@@ -28,8 +28,9 @@ def test_no_text_is_lost_and_bound_holds(doc: str, max_tokens: int, overlap: int
     content_words = [w for c in chunks for w in c.content.split()]
     assert content_words == body_words(doc)
     for c in chunks:
-        assert count_words(c.overlap) + count_words(c.content) <= max(max_tokens - count_words(c.heading) - 1,
-                                                                      max_tokens // 4)
+        assert count_words(c.overlap) + count_words(c.content) <= max(
+            max_tokens - count_words(c.heading) - 1, max_tokens // 4
+        )
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert chunks == chunk_markdown(doc, "Title", max_tokens=max_tokens, overlap=overlap)
 
@@ -48,6 +49,7 @@ def test_heading_path_and_overlap() -> None:
 
 def test_overlong_sentence_and_word_are_cut() -> None:
     text = "## A\n\n" + " ".join(["word"] * 500) + " " + "x" * 5000
+
     def pieces(s: str) -> int:  # a word-piece-like count: one token per 4 characters of each word
         return sum(-(-len(w) // 4) for w in s.split())
 

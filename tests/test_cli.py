@@ -35,7 +35,11 @@ def env(**extra: str) -> dict[str, str]:
 
 def wayfarer(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rag.cli", *args], cwd=cwd, env=env(**extra), capture_output=True, text=True,
+        [sys.executable, "-m", "rag.cli", *args],
+        cwd=cwd,
+        env=env(**extra),
+        capture_output=True,
+        text=True,
         timeout=240,
     )
 
@@ -74,7 +78,11 @@ def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
     data = tmp_path / "data"
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "seed", str(SEED_DIR), "--data-dir", str(data)],
-        cwd=tmp_path, env=env(WAYFARER_LOG_LEVEL="INFO"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path,
+        env=env(WAYFARER_LOG_LEVEL="INFO"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.time() + 120
     while time.time() < deadline and not (data / "kv.sqlite3").exists():
@@ -86,7 +94,9 @@ def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
     result = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path)
     counts = json.loads(result.stdout.strip().splitlines()[-1])
     assert counts["skipped"] < 41 and counts["added"] + counts["updated"] + counts["skipped"] >= 40
-    again = json.loads(wayfarer("seed", "--data-dir", str(data), cwd=tmp_path).stdout.strip().splitlines()[-1])
+    again = json.loads(
+        wayfarer("seed", "--data-dir", str(data), cwd=tmp_path).stdout.strip().splitlines()[-1]
+    )
     assert again["added"] == again["updated"] == 0
     from rag.ingest.seeding import load_documents
 
@@ -103,8 +113,11 @@ def server(tmp_path: Path, small_seed: Path) -> Iterator[tuple[str, Path]]:
     data = tmp_path / "data"
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)],
-        cwd=tmp_path, env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed), WAYFARER_ADMIN_TOKEN="tok"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path,
+        env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed), WAYFARER_ADMIN_TOKEN="tok"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -134,7 +147,10 @@ async def wait_ready(url: str) -> None:
 
 
 async def search(url: str, query: str) -> list[dict[str, object]]:
-    async with aiohttp.ClientSession() as session, session.post(url + "/v1/search", json={"query": query}) as r:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url + "/v1/search", json={"query": query}) as r,
+    ):
         assert r.status == 200
         return list((await r.json())["results"])
 
@@ -148,7 +164,9 @@ def test_serve_seeds_and_searches_and_guards_its_index(server: tuple[str, Path],
     assert locked.returncode == 2 and "index_locked" in locked.stderr
     # ... and is told to send documents to the service instead, which works.
     (tmp_path / "extra").mkdir()
-    (tmp_path / "extra" / "note.md").write_text("---\ntitle: Hakone day trip\n---\nTake the Romancecar to Hakone.")
+    (tmp_path / "extra" / "note.md").write_text(
+        "---\ntitle: Hakone day trip\n---\nTake the Romancecar to Hakone."
+    )
     sent = wayfarer("seed", str(tmp_path / "extra"), "--url", url, cwd=tmp_path, WAYFARER_ADMIN_TOKEN="tok")
     assert sent.returncode == 0, sent.stderr
     assert json.loads(sent.stdout.strip().splitlines()[-1])["added"] == 1
@@ -160,8 +178,13 @@ def test_data_survives_a_restart(tmp_path: Path, small_seed: Path) -> None:
     data = tmp_path / "data"
     cmd = [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)]
     for _ in range(2):
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed)),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             asyncio.run(wait_ready(f"http://127.0.0.1:{port}"))
             results = asyncio.run(search(f"http://127.0.0.1:{port}", "tram 28 Alfama"))

@@ -16,8 +16,10 @@ async def test_packaged_model_embeds_meaningfully(embedder: SentenceTransformerE
     a, b, c = await embedder.embed_documents(
         ["cheap flights to Tokyo", "low-cost airfare to Japan's capital", "how to bake sourdough bread"]
     )
+
     def cos(x: list[float], y: list[float]) -> float:
         return sum(i * j for i, j in zip(x, y, strict=True))
+
     assert math.isclose(cos(a, a), 1.0, rel_tol=1e-4)
     assert cos(a, b) > cos(a, c) + 0.3
 

@@ -21,14 +21,18 @@ from rag.store.edge import EdgeStore
 
 
 @pytest.fixture
-async def parts(tmp_path: Path, embedder: SentenceTransformerEmbedder, sparse: Bm25Encoder) -> AsyncIterator[
-    tuple[Ingestor, EdgeStore, Retriever]
-]:
+async def parts(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, sparse: Bm25Encoder
+) -> AsyncIterator[tuple[Ingestor, EdgeStore, Retriever]]:
     kv = SQLiteKV(tmp_path / "kv.db")
     await kv.open()
     store = EdgeStore(tmp_path / "index", "docs", embedder.dimension, 60, 40)
     await store.open()
-    yield Ingestor(store, embedder, sparse, kv, max_tokens=120, overlap=20), store, Retriever(store, embedder, sparse)
+    yield (
+        Ingestor(store, embedder, sparse, kv, max_tokens=120, overlap=20),
+        store,
+        Retriever(store, embedder, sparse),
+    )
     await store.close()
     await kv.close()
 
@@ -81,10 +85,9 @@ async def test_full_run_deletes_removed_documents(parts, small_seed: Path) -> No
 async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Path) -> None:  # type: ignore[no-untyped-def]
     ingestor, store, _ = parts
     docs = load_documents([small_seed])
-    written: list[int] = []
-    task = asyncio.create_task(ingestor.ingest(docs, progress=written.append))
-    while not written:  # cancel as soon as the first document is written
-        await asyncio.sleep(0.01)
+    first_written = asyncio.Event()
+    task = asyncio.create_task(ingestor.ingest(docs, progress=lambda _: first_written.set()))
+    await first_written.wait()  # cancel as soon as the first document is written
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -100,8 +103,12 @@ async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Pa
 
 async def test_large_document_and_metadata(parts) -> None:  # type: ignore[no-untyped-def]
     ingestor, store, retriever = parts
-    big = "\n\n".join(f"Paragraph {i}: the night bus N{i} leaves Rossio square at {i % 24}:15." for i in range(3000))
-    doc = SourceDocument("big", big, {"title": "Night buses", "city": "Lisbon", "country": "Portugal", "x": [1, 2]})
+    big = "\n\n".join(
+        f"Paragraph {i}: the night bus N{i} leaves Rossio square at {i % 24}:15." for i in range(3000)
+    )
+    doc = SourceDocument(
+        "big", big, {"title": "Night buses", "city": "Lisbon", "country": "Portugal", "x": [1, 2]}
+    )
     counts = await ingestor.ingest([doc])
     assert counts.added == 1 and counts.chunks == await store.count() > 100
     hits = await retriever.search("night bus N2718", 3, {"country_code": "PT"})

@@ -26,7 +26,9 @@ def test_nested_environment_variables(make_settings) -> None:  # type: ignore[no
         WAYFARER_SERVER__PORT="9000",
         WAYFARER_ADMIN_TOKEN="tok-93xq",
     )
-    assert s.index.url == "http://qdrant:6333" and s.index.api_key and s.index.api_key.get_secret_value() == "k"
+    assert (
+        s.index.url == "http://qdrant:6333" and s.index.api_key and s.index.api_key.get_secret_value() == "k"
+    )
     assert s.kv.url == "redis://127.0.0.1:6379/0" and s.server.port == 9000
     assert "tok-93xq" not in repr(s)  # secrets stay out of logs
 
@@ -49,7 +51,9 @@ def test_dotenv_is_read(make_settings, tmp_path: Path) -> None:  # type: ignore[
         ({"WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID": "id"}, "WAYFARER_CONNECTORS__AMADEUS_CLIENT_SECRET"),
     ],
 )
-def test_invalid_settings_name_the_variable(make_settings, monkeypatch, env: dict[str, str], named: str) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_settings_name_the_variable(
+    make_settings, monkeypatch, env: dict[str, str], named: str
+) -> None:  # type: ignore[no-untyped-def]
     make_settings()  # clean environment
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -61,4 +65,6 @@ def test_invalid_settings_name_the_variable(make_settings, monkeypatch, env: dic
 def test_command_line_overrides(make_settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     make_settings()
     s = load_settings(tmp_path / "elsewhere", host="0.0.0.0", port=1234)
-    assert s.server.data_dir == tmp_path / "elsewhere" and s.server.port == 1234 and s.server.host == "0.0.0.0"
+    assert (
+        s.server.data_dir == tmp_path / "elsewhere" and s.server.port == 1234 and s.server.host == "0.0.0.0"
+    )

@@ -36,8 +36,12 @@ def point(key: str, i: int, text: str, **payload: object) -> Point:
 
 
 DOCS = [
-    point("paris", 0, "Paris metro tickets and museum passes", city_norm="paris", kind="document", source="seed"),
-    point("tokyo", 1, "Tokyo rail passes and sushi counters", city_norm="tokyo", kind="document", source="seed"),
+    point(
+        "paris", 0, "Paris metro tickets and museum passes", city_norm="paris", kind="document", source="seed"
+    ),
+    point(
+        "tokyo", 1, "Tokyo rail passes and sushi counters", city_norm="tokyo", kind="document", source="seed"
+    ),
     point("rome", 2, "Rome ruins, pasta and scooters", city_norm="rome", kind="document", source="seed"),
     point("lisbon", 3, "Lisbon trams and custard tarts", city_norm="lisbon", kind="document", source="seed"),
 ]
@@ -78,9 +82,13 @@ class StoreContract:
 
     async def test_filter_by_keyword(self, store: VectorStore) -> None:
         await store.upsert(DOCS)
-        hits = await store.search(axis(0), BM25.encode_query("passes"), 4, Filter(equals={"city_norm": "tokyo"}))
+        hits = await store.search(
+            axis(0), BM25.encode_query("passes"), 4, Filter(equals={"city_norm": "tokyo"})
+        )
         assert [h.payload["document_id"] for h in hits] == ["tokyo"]
-        hits = await store.search(axis(0), None, 4, Filter(equals={"city_norm": ["rome", "lisbon"]}), mode="dense")
+        hits = await store.search(
+            axis(0), None, 4, Filter(equals={"city_norm": ["rome", "lisbon"]}), mode="dense"
+        )
         assert {h.payload["document_id"] for h in hits} == {"rome", "lisbon"}
 
     async def test_expired_points_are_invisible(self, store: VectorStore) -> None:
@@ -133,7 +141,9 @@ class TestEdgeStore(StoreContract):
         second = EdgeStore(tmp_path / "i", "c", DIM, 60, 20)
         await second.open()
         assert await second.count() == 4
-        hits = await second.search(axis(1), BM25.encode_query("sushi"), 1, Filter(equals={"city_norm": "tokyo"}))
+        hits = await second.search(
+            axis(1), BM25.encode_query("sushi"), 1, Filter(equals={"city_norm": "tokyo"})
+        )
         assert hits[0].payload["document_id"] == "tokyo"
         await second.close()
 

@@ -120,5 +120,5 @@ def _load_model(name: str) -> Any:
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     return SentenceTransformer(name, device="cpu")

@@ -63,9 +63,7 @@ def chunk_markdown(
         budget = max(max_tokens - count_tokens(heading) - 1, max_tokens // 4) if heading else max_tokens
         units = list(_units(body, budget, count_tokens))
         for overlap_units, own_units in _pack(units, budget, min(overlap, budget // 2)):
-            chunks.append(
-                Chunk(len(chunks), heading, _join(overlap_units), _join(own_units))
-            )
+            chunks.append(Chunk(len(chunks), heading, _join(overlap_units), _join(own_units)))
     return chunks
 
 

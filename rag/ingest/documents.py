@@ -15,7 +15,16 @@ CHUNK_NAMESPACE = uuid.UUID("8f0f4a34-6a55-4f7e-9c4e-5a1b2d3c4e5f")
 
 # Payload keys the pipeline owns; document metadata cannot override them.
 RESERVED_KEYS = frozenset(
-    {"document_id", "chunk_index", "chunk_count", "text", "heading", "content_hash", "city_norm", "country_code"}
+    {
+        "document_id",
+        "chunk_index",
+        "chunk_count",
+        "text",
+        "heading",
+        "content_hash",
+        "city_norm",
+        "country_code",
+    }
 )
 
 

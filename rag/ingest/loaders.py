@@ -70,8 +70,10 @@ def _load_jsonl(path: Path, rel: str, source: str) -> Iterator[SourceDocument]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise IngestError(f"{path}:{lineno}: not JSON: {exc.msg}") from exc
-            if not isinstance(obj, dict) or not isinstance(obj.get("id"), str | int) or not isinstance(
-                obj.get("text"), str
+            if (
+                not isinstance(obj, dict)
+                or not isinstance(obj.get("id"), str | int)
+                or not isinstance(obj.get("text"), str)
             ):
                 raise IngestError(f"{path}:{lineno}: each line needs a string 'id' and 'text'")
             metadata = obj.get("metadata") or {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,5 +26,5 @@ async def seed_directory(
     progress: Callable[[int], None] | None = None,
 ) -> IngestCounts:
     """A full run over the seed corpus: documents removed from it are removed from the index."""
-    docs = load_documents([seed_dir]) if seed_dir.is_dir() else []
+    docs = await asyncio.to_thread(lambda: load_documents([seed_dir]) if seed_dir.is_dir() else [])
     return await ingestor.ingest(docs, prune_source=SEED_SOURCE, progress=progress)

@@ -72,7 +72,7 @@ class RedisKV:
                 values = await self._redis.mget(part)
                 for k, v in zip(part, values, strict=True):
                     if v is not None:
-                        out[k[len(self._ns) :]] = v
+                        out[str(k)[len(self._ns) :]] = str(v)
         except (RedisError, OSError) as exc:
             raise KVUnavailableError(f"Redis scan failed: {exc}") from exc
         return out

@@ -73,7 +73,8 @@ class SQLiteKV:
     async def get(self, key: str) -> str | None:
         try:
             async with self._conn.execute(
-                "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)", (key, time.time())
+                "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
+                (key, time.time()),
             ) as cur:
                 row = await cur.fetchone()
         except sqlite3.Error as exc:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rag.embedding.base import Embedder, SparseEncoder
-from rag.retrieval.pooling import pool_by_document
+from rag.retrieval.pooling import Pooling, pool_by_document
 from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
 
 
@@ -20,6 +20,7 @@ class Retriever:
         *,
         mode: SearchMode = "hybrid",
         per_document: int = 1,
+        pooling: Pooling = "max",
         oversample: int = 4,
     ) -> None:
         self._store = store
@@ -27,6 +28,7 @@ class Retriever:
         self._sparse = sparse
         self.mode: SearchMode = mode
         self.per_document = per_document
+        self.pooling: Pooling = pooling
         self._oversample = oversample
 
     async def search(
@@ -43,7 +45,7 @@ class Retriever:
         sparse = self._sparse.encode_query(query) if mode == "hybrid" else None
         flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now)
         hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
-        return pool_by_document(hits, top_k, self.per_document)
+        return pool_by_document(hits, top_k, self.per_document, self.pooling)
 
 
 def public_metadata(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ class EdgeStore:
     def __init__(self, path: Path, collection: str, dimension: int, rrf_k: int, prefetch_limit: int) -> None:
         self._dir = path / collection
         self._dimension = dimension
-        self._rrf_k = rrf_k
+        self.rrf_k = rrf_k
         self._prefetch_limit = prefetch_limit
         self._shard: Any = None
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edge")
@@ -91,9 +91,7 @@ class EdgeStore:
     async def upsert(self, points: Sequence[Point]) -> None:
         if not points:
             return
-        edge_points = [
-            qe.Point(p.id, _vectors(p), p.payload) for p in points
-        ]
+        edge_points = [qe.Point(p.id, _vectors(p), p.payload) for p in points]
         op = qe.UpdateOperation.upsert_points(edge_points)
         await self._run(lambda: self._shard.update(op))
 
@@ -103,7 +101,7 @@ class EdgeStore:
             await self._run(lambda: self._shard.update(op))
 
     async def delete_where(self, flt: Filter) -> None:
-        op = qe.UpdateOperation.delete_points_by_filter(_filter(flt))
+        op = qe.UpdateOperation.delete_points_by_filter(_filter(flt) or qe.Filter())
         await self._run(lambda: self._shard.update(op))
 
     async def search(
@@ -127,7 +125,7 @@ class EdgeStore:
                     qe.Prefetch(limit=pre, query=dense_q, filter=f),
                     qe.Prefetch(limit=pre, query=sparse_q, filter=f),
                 ],
-                query=qe.Fusion.Rrf(k=self._rrf_k),
+                query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
                 filter=f,
                 with_payload=True,
                 with_vector=False,
@@ -138,14 +136,20 @@ class EdgeStore:
     async def get(self, ids: Sequence[str]) -> list[Hit]:
         if not ids:
             return []
-        records = await self._run(lambda: self._shard.retrieve(list(ids), with_payload=True, with_vector=False))
+        records = await self._run(
+            lambda: self._shard.retrieve(list(ids), with_payload=True, with_vector=False)
+        )
         return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
 
     async def scroll(
         self, flt: Filter | None, limit: int, offset: str | None = None
     ) -> tuple[list[Hit], str | None]:
         req = qe.ScrollRequest(
-            offset=offset, limit=limit, filter=_filter(flt) if flt else None, with_payload=True, with_vector=False
+            offset=offset,
+            limit=limit,
+            filter=_filter(flt) if flt else None,
+            with_payload=True,
+            with_vector=False,
         )
         records, nxt = await self._run(lambda: self._shard.scroll(req))
         return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records], (
@@ -183,9 +187,7 @@ def _vectors(p: Point) -> dict[str, Any]:
     return vectors
 
 
-def _filter(flt: Filter | None) -> qe.Filter | None:
-    if flt is None:
-        return None
+def _filter(flt: Filter) -> qe.Filter:
     must: list[Any] = []
     must_not: list[Any] = []
     for key, values in equals_items(flt):

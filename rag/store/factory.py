@@ -23,4 +23,6 @@ def create_store(settings: Settings, dimension: int, collection: str | None = No
         )
     from rag.store.edge import EdgeStore
 
-    return EdgeStore(settings.index_path, name, dimension, settings.index.rrf_k, settings.index.prefetch_limit)
+    return EdgeStore(
+        settings.index_path, name, dimension, settings.index.rrf_k, settings.index.prefetch_limit
+    )

@@ -44,7 +44,7 @@ class QdrantStore:
     ) -> None:
         self._collection = collection
         self._dimension = dimension
-        self._rrf_k = rrf_k
+        self.rrf_k = rrf_k
         self._prefetch_limit = prefetch_limit
         if location is not None:
             self._client = AsyncQdrantClient(location=location)
@@ -56,7 +56,9 @@ class QdrantStore:
             if not await self._client.collection_exists(self._collection):
                 await self._client.create_collection(
                     self._collection,
-                    vectors_config={DENSE: models.VectorParams(size=self._dimension, distance=models.Distance.COSINE)},
+                    vectors_config={
+                        DENSE: models.VectorParams(size=self._dimension, distance=models.Distance.COSINE)
+                    },
                     sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 )
             with warnings.catch_warnings():
@@ -93,7 +95,9 @@ class QdrantStore:
 
     async def delete_where(self, flt: Filter) -> None:
         try:
-            await self._client.delete(self._collection, points_selector=models.FilterSelector(filter=_filter(flt)))
+            await self._client.delete(
+                self._collection, points_selector=models.FilterSelector(filter=_filter(flt))
+            )
         except Exception as exc:
             raise IndexUnavailableError(f"delete failed: {exc}") from exc
 
@@ -124,7 +128,7 @@ class QdrantStore:
                             filter=f,
                         ),
                     ],
-                    query=models.RrfQuery(rrf=models.Rrf(k=self._rrf_k)),
+                    query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
                     query_filter=f,
                     limit=limit,
                     with_payload=True,
@@ -147,7 +151,10 @@ class QdrantStore:
     ) -> tuple[list[Hit], str | None]:
         try:
             records, nxt = await self._client.scroll(
-                self._collection, scroll_filter=_filter(flt) if flt else None, limit=limit, offset=offset,
+                self._collection,
+                scroll_filter=_filter(flt) if flt else None,
+                limit=limit,
+                offset=offset,
                 with_payload=True,
             )
         except Exception as exc:
@@ -158,7 +165,9 @@ class QdrantStore:
 
     async def count(self, flt: Filter | None = None) -> int:
         try:
-            res = await self._client.count(self._collection, count_filter=_filter(flt) if flt else None, exact=True)
+            res = await self._client.count(
+                self._collection, count_filter=_filter(flt) if flt else None, exact=True
+            )
         except Exception as exc:
             raise IndexUnavailableError(f"count failed: {exc}") from exc
         return int(res.count)
@@ -180,16 +189,14 @@ def _vectors(p: Point) -> dict[str, Any]:
     return vectors
 
 
-def _filter(flt: Filter | None) -> models.Filter | None:
-    if flt is None:
-        return None
+def _filter(flt: Filter) -> models.Filter:
     must: list[Any] = []
     must_not: list[Any] = []
     for key, values in equals_items(flt):
         if len(values) == 1:
             must.append(models.FieldCondition(key=key, match=models.MatchValue(value=values[0])))
         else:
-            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=values)))  # type: ignore[arg-type]
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=values)))
     if flt.fresh_at is not None:
         must_not.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.fresh_at)))
     if flt.expired_at is not None:

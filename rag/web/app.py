@@ -63,6 +63,7 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
         app[keys.SPARSE],
         mode=settings.index.search_mode,
         per_document=settings.index.max_chunks_per_document,
+        pooling=settings.index.pooling,
     )
     if settings.index.seed_on_start:
         counts = await seed_directory(ingestor, settings.index.seed_dir)

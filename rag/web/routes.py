@@ -9,7 +9,7 @@ from aiohttp import web
 from rag.errors import UnauthorizedError, UnknownFilterValueError, ValidationError
 from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
-from rag.store.base import FilterValue
+from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
 from rag.web.schemas import DocumentsRequest, SearchRequest, read_body
 
@@ -22,7 +22,9 @@ def require_admin(request: web.Request) -> None:
         raise UnauthorizedError("admin endpoints are disabled: set WAYFARER_ADMIN_TOKEN to enable them")
     header = request.headers.get("Authorization", "")
     scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.get_secret_value().encode()):
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        given.strip().encode(), token.get_secret_value().encode()
+    ):
         raise UnauthorizedError("send the admin token as 'Authorization: Bearer <token>'")
 
 
@@ -40,7 +42,9 @@ async def readyz(request: web.Request) -> web.Response:
         "kv": keys.KV in app and await app[keys.KV].ping(),
     }
     ready = all(checks.values())
-    return web.json_response({"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503)
+    return web.json_response(
+        {"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503
+    )
 
 
 @routes.post("/v1/search")
@@ -62,10 +66,15 @@ async def search(request: web.Request) -> web.Response:
         equals["kind"] = f.kind
     if f.source:
         equals["source"] = f.source
-    mode = "dense" if body.mode == "dense" else "hybrid" if body.mode == "hybrid" else None
+    mode: SearchMode | None = "dense" if body.mode == "dense" else "hybrid" if body.mode == "hybrid" else None
     hits = await request.app[keys.RETRIEVER].search(body.query, body.top_k, equals, mode=mode)
     results = [
-        {"id": h.id, "text": h.payload.get("text", ""), "score": h.score, "metadata": public_metadata(h.payload)}
+        {
+            "id": h.id,
+            "text": h.payload.get("text", ""),
+            "score": h.score,
+            "metadata": public_metadata(h.payload),
+        }
         for h in hits
     ]
     return web.json_response({"results": results})

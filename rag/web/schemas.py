@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from rag.errors import InvalidJSONError, PayloadTooLargeError, ValidationError
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-DocId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")]
+DocId = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")
+]
 
 
 class _Strict(BaseModel):

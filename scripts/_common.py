@@ -1,0 +1,69 @@
+"""Shared by the scripts: build the service's own components from settings, outside the web app."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.embedding.base import SparseEncoder
+from rag.embedding.factory import create_embedder, create_sparse_encoder
+from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
+from rag.ingest.pipeline import Ingestor
+from rag.kv.base import KVStore
+from rag.kv.factory import create_kv
+from rag.retrieval.service import Retriever
+from rag.settings import ServerSettings, Settings
+from rag.store.base import VectorStore
+from rag.store.factory import create_store
+
+
+@dataclass
+class Parts:
+    settings: Settings
+    kv: KVStore
+    embedder: SentenceTransformerEmbedder
+    sparse: SparseEncoder
+    store: VectorStore
+    ingestor: Ingestor
+    retriever: Retriever
+
+
+@contextlib.asynccontextmanager
+async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIterator[Parts]:
+    settings = Settings(server=ServerSettings(data_dir=data_dir))
+    kv = create_kv(settings)
+    await kv.open()
+    embedder = await create_embedder(settings)
+    assert isinstance(embedder, SentenceTransformerEmbedder)
+    store = create_store(settings, embedder.dimension, collection)
+    await store.open()
+    sparse = create_sparse_encoder(settings)
+    ingestor = Ingestor(
+        store,
+        embedder,
+        sparse,
+        kv,
+        max_tokens=settings.index.chunk_tokens,
+        overlap=settings.index.chunk_overlap,
+    )
+    retriever = Retriever(
+        store,
+        embedder,
+        sparse,
+        mode=settings.index.search_mode,
+        per_document=settings.index.max_chunks_per_document,
+        pooling=settings.index.pooling,
+    )
+    try:
+        yield Parts(settings, kv, embedder, sparse, store, ingestor, retriever)
+    finally:
+        await store.close()
+        await embedder.close()
+        await kv.close()
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,0 +1,93 @@
+"""Retrieval quality on a labelled question set: recall@5 and MRR@10, dense vs hybrid.
+
+    python scripts/eval_retrieval.py [--data tests/data/retrieval.jsonl] [--rrf-k 2,10,30,60] [--pooling max,sum]
+
+Each line of the data file: {"question": str, "relevant": [document ids]}. The seed corpus is
+seeded into a temporary data directory (or --data-dir) with the service's own pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, cast
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rag.ingest.seeding import seed_directory  # noqa: E402
+from rag.retrieval.metrics import percentile, recall_at, reciprocal_rank  # noqa: E402
+from rag.retrieval.pooling import Pooling  # noqa: E402
+from rag.store.base import SearchMode  # noqa: E402
+from scripts._common import open_parts  # noqa: E402
+
+
+async def evaluate(
+    rows: list[dict[str, Any]], data_dir: Path, ks: list[int], poolings: list[str]
+) -> list[dict[str, Any]]:
+    async with open_parts(data_dir) as parts:
+        counts = await seed_directory(parts.ingestor, parts.settings.index.seed_dir)
+        print(
+            f"corpus: {counts.added + counts.updated + counts.skipped} documents, {await parts.store.count()} chunks"
+        )
+        store = parts.store
+        results = []
+        configs: list[tuple[SearchMode, int | None, str]] = [("dense", None, p) for p in poolings]
+        configs += [("hybrid", k, p) for k in ks for p in poolings]
+        for mode, k, pooling in configs:
+            if k is not None:
+                store.rrf_k = k  # type: ignore[attr-defined]
+            parts.retriever.pooling = cast(Pooling, pooling)
+            recalls, rrs, latencies = [], [], []
+            for row in rows:
+                start = time.perf_counter()
+                hits = await parts.retriever.search(row["question"], 10, mode=mode)
+                latencies.append((time.perf_counter() - start) * 1000)
+                ranked = [str(h.payload["document_id"]) for h in hits]
+                relevant = set(row["relevant"])
+                recalls.append(recall_at(ranked, relevant, 5))
+                rrs.append(reciprocal_rank(ranked, relevant, 10))
+            results.append(
+                {
+                    "mode": mode,
+                    "rrf_k": k,
+                    "pooling": pooling,
+                    "recall@5": sum(recalls) / len(rows),
+                    "mrr@10": sum(rrs) / len(rows),
+                    "p50_ms": percentile(latencies, 0.5),
+                    "p99_ms": percentile(latencies, 0.99),
+                }
+            )
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=Path("tests/data/retrieval.jsonl"))
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="reuse an index (default: a fresh temporary one)"
+    )
+    parser.add_argument("--rrf-k", default="60", help="comma-separated RRF k values to compare")
+    parser.add_argument("--pooling", default="max", help="comma-separated: max,sum")
+    args = parser.parse_args()
+    ks = [int(k) for k in args.rrf_k.split(",")]
+    poolings = args.pooling.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+        results = asyncio.run(evaluate(rows, args.data_dir or Path(tmp), ks, poolings))
+    print(f"{'mode':7} {'rrf_k':>5} {'pooling':7} {'recall@5':>8} {'mrr@10':>7} {'p50 ms':>7} {'p99 ms':>7}")
+    for r in results:
+        print(
+            f"{r['mode']:7} {str(r['rrf_k'] or '-'):>5} {r['pooling']:7} {r['recall@5']:8.3f} {r['mrr@10']:7.3f} "
+            f"{r['p50_ms']:7.1f} {r['p99_ms']:7.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
