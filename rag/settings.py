@@ -34,7 +34,7 @@ class IndexSettings(BaseModel):
     collection: str = "wayfarer"
     search_mode: Literal["hybrid", "dense"] = "hybrid"
     # Reciprocal rank fusion constant (Qdrant's default is 2, the RRF paper's 60); tuned on our set.
-    rrf_k: int = Field(10, ge=1)
+    rrf_k: int = Field(3, ge=1)
     # How many candidates each of the dense and sparse searches hands to fusion.
     prefetch_limit: int = Field(40, ge=1)
     # Chunks per document kept in one result list (the rest pool into their document's best chunk).
