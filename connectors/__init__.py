@@ -1,0 +1,1 @@
+"""Travel tools: provider connectors behind one interface, and an offline sandbox (connectors.sandbox)."""

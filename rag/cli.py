@@ -13,7 +13,7 @@ from typing import Any
 
 import pydantic
 
-from rag.errors import ConfigError, WayfarerError
+from rag.errors import ConfigError, InvalidJSONError, WayfarerError
 from rag.settings import Settings
 
 logger = logging.getLogger("wayfarer")
@@ -179,6 +179,48 @@ async def _search_local(settings: Settings, query: str, top_k: int) -> list[dict
     ]
 
 
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    from connectors.sandbox.app import create_sandbox_app
+
+    settings = load_settings()
+    _configure_logging(settings.log_level)
+    logger.info("offline travel sandbox on http://%s:%d (synthetic data)", args.host, args.port)
+    web.run_app(
+        create_sandbox_app(settings.connectors.sandbox_faults), host=args.host, port=args.port, print=None
+    )
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    _configure_logging("WARNING")
+    if args.action == "call":
+        if not args.name:
+            raise ConfigError("usage: wayfarer tools call NAME '{\"param\": ...}'")
+        try:
+            params = json.loads(args.params or "{}")
+        except json.JSONDecodeError as exc:
+            raise InvalidJSONError(f"parameters are not valid JSON: {exc}") from exc
+    out = asyncio.run(_tools(settings, args.action, args.name, params if args.action == "call" else None))
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+async def _tools(settings: Settings, action: str, name: str | None, params: Any) -> Any:
+    from connectors.factory import open_tools
+
+    async with open_tools(settings) as session:
+        if action == "list":
+            return [
+                {"name": t["name"], "description": t["description"], "provider": t["provider"]}
+                for t in session.tools.describe()
+            ]
+        assert name is not None
+        return (await session.tools.call(name, params)).to_json()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wayfarer", description="Wayfarer travel knowledge service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -204,6 +246,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seed.add_argument("--batch", type=int, default=50, help="documents per request with --url")
     seed.set_defaults(func=cmd_seed)
+
+    sandbox = sub.add_parser("sandbox", help="run the offline travel API sandbox on its own")
+    sandbox.add_argument("--host", default="127.0.0.1")
+    sandbox.add_argument("--port", type=int, default=8090)
+    sandbox.set_defaults(func=cmd_sandbox)
+
+    tools = sub.add_parser("tools", help="list the travel tools, or call one by hand")
+    tools.add_argument("action", choices=["list", "call"])
+    tools.add_argument("name", nargs="?", help="tool name, e.g. flight_search")
+    tools.add_argument("params", nargs="?", help="parameters as a JSON object")
+    tools.set_defaults(func=cmd_tools)
 
     search = sub.add_parser("search", help="search the local index")
     search.add_argument("query")

@@ -18,7 +18,17 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   ├── IndexLockedError           503 index_locked
     │   ├── KVUnavailableError         503 kv_unavailable
     │   └── EmbeddingError             503 embedding_unavailable
-    └── IngestError                    422 ingest_failed
+    ├── IngestError                    422 ingest_failed
+    └── ToolError                      502 tool_error
+        ├── ToolNotFoundError          404 unknown_tool
+        ├── ToolValidationError        422 invalid_tool_params
+        │   └── UnknownLocationError   422 unknown_location
+        └── ProviderError              502 provider_error
+            ├── ProviderUnavailableError   503 provider_unavailable  (5xx or timeouts after retries)
+            ├── ProviderRateLimitedError   429 provider_rate_limited (quota, or 429 after retries)
+            ├── ProviderAuthError          502 provider_auth_failed
+            ├── ProviderRejectedError      422 provider_rejected     (a 4xx, with the provider's detail)
+            └── ProviderResponseError      502 provider_bad_response (malformed body)
 """
 
 from __future__ import annotations
@@ -102,3 +112,49 @@ class EmbeddingError(BackendError):
 class IngestError(WayfarerError):
     status = 422
     code = "ingest_failed"
+
+
+class ToolError(WayfarerError):
+    status = 502
+    code = "tool_error"
+
+
+class ToolNotFoundError(ToolError):
+    status = 404
+    code = "unknown_tool"
+
+
+class ToolValidationError(ToolError):
+    status = 422
+    code = "invalid_tool_params"
+
+
+class UnknownLocationError(ToolValidationError):
+    code = "unknown_location"
+
+
+class ProviderError(ToolError):
+    code = "provider_error"
+
+
+class ProviderUnavailableError(ProviderError):
+    status = 503
+    code = "provider_unavailable"
+
+
+class ProviderRateLimitedError(ProviderError):
+    status = 429
+    code = "provider_rate_limited"
+
+
+class ProviderAuthError(ProviderError):
+    code = "provider_auth_failed"
+
+
+class ProviderRejectedError(ProviderError):
+    status = 422
+    code = "provider_rejected"
+
+
+class ProviderResponseError(ProviderError):
+    code = "provider_bad_response"

@@ -7,11 +7,15 @@ Every field can be set from the environment with the ``WAYFARER_`` prefix and
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from connectors.sandbox.faults import SandboxFaults
 
 SEED_DIR = Path(__file__).resolve().parent.parent / "seed_data"
 
@@ -73,8 +77,35 @@ class LLMSettings(BaseModel):
 
 
 class ConnectorSettings(BaseModel):
+    # auto: the offline sandbox when no Amadeus keys are set, the real providers when they are.
+    mode: Literal["auto", "sandbox", "live"] = "auto"
     amadeus_client_id: str | None = None
     amadeus_client_secret: SecretStr | None = None
+    amadeus_base_url: str = "https://test.api.amadeus.com"
+    open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com"
+    open_meteo_forecast_url: str = "https://api.open-meteo.com"
+    # Which provider serves each tool; a second provider is a new module plus an entry here.
+    providers: dict[str, str] = Field(
+        default_factory=lambda: {
+            "flight_search": "amadeus",
+            "hotel_search": "amadeus",
+            "activity_search": "amadeus",
+            "location_search": "amadeus",
+            "flight_inspiration": "amadeus",
+            "cheapest_dates": "amadeus",
+            "weather_forecast": "open_meteo",
+        }
+    )
+    timeout_seconds: float = Field(10.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+    backoff_seconds: float = Field(0.25, ge=0)
+    # Amadeus test environment: 10 requests/s and at least 100 ms apart.
+    rate_limit_per_second: float = Field(10.0, gt=0)
+    min_interval_ms: float = Field(100.0, ge=0)
+    max_results: int = Field(10, ge=1, le=50)
+    # Hotels whose offers are asked for per hotel_search (hotel-offers v3 takes hotel ids).
+    hotel_candidates: int = Field(20, ge=1, le=50)
+    sandbox_faults: SandboxFaults = SandboxFaults()
 
 
 class SchedulerSettings(BaseModel):
@@ -91,6 +122,8 @@ class Settings(BaseSettings):
 
     admin_token: SecretStr | None = None
     log_level: str = "INFO"
+    # The travellers' time zone: "today" for date validation and relative dates.
+    timezone: str = "UTC"
     server: ServerSettings = ServerSettings()
     index: IndexSettings = IndexSettings()
     kv: KVSettings = KVSettings()
@@ -101,6 +134,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_combinations(self) -> Settings:
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"WAYFARER_TIMEZONE: unknown time zone {self.timezone!r}") from exc
         if self.index.url and self.index.path:
             raise ValueError(
                 "WAYFARER_INDEX__URL and WAYFARER_INDEX__PATH cannot both be set: "
@@ -118,12 +155,24 @@ class Settings(BaseSettings):
             raise ValueError("WAYFARER_KV__URL and WAYFARER_KV__PATH cannot both be set")
         if self.llm.base_url and not self.llm.model:
             raise ValueError("WAYFARER_LLM__BASE_URL is set but WAYFARER_LLM__MODEL is not")
+        if self.connectors.mode == "live" and not self.connectors.amadeus_client_id:
+            raise ValueError(
+                "WAYFARER_CONNECTORS__MODE=live needs WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and _SECRET"
+            )
         if bool(self.connectors.amadeus_client_id) != bool(self.connectors.amadeus_client_secret):
             raise ValueError(
                 "WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and WAYFARER_CONNECTORS__AMADEUS_CLIENT_SECRET "
                 "must be set together"
             )
         return self
+
+    def today(self) -> dt.date:
+        return dt.datetime.now(ZoneInfo(self.timezone)).date()
+
+    @property
+    def use_sandbox(self) -> bool:
+        c = self.connectors
+        return c.mode == "sandbox" or (c.mode == "auto" and not c.amadeus_client_id)
 
     @property
     def index_path(self) -> Path:

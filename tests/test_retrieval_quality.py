@@ -31,7 +31,9 @@ async def test_hybrid_retrieval_quality(tmp_path: Path, embedder: SentenceTransf
     await store.open()
     sparse = Bm25Encoder()
     try:
-        ingestor = Ingestor(store, embedder, sparse, kv, max_tokens=defaults.chunk_tokens, overlap=defaults.chunk_overlap)
+        ingestor = Ingestor(
+            store, embedder, sparse, kv, max_tokens=defaults.chunk_tokens, overlap=defaults.chunk_overlap
+        )
         await seed_directory(ingestor, SEED_DIR)
         retriever = Retriever(store, embedder, sparse, pooling=defaults.pooling)
         scores = {}

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from connectors.factory import open_tools
 from rag.embedding.factory import create_embedder, create_sparse_encoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import seed_directory
@@ -46,6 +47,12 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
     await store.close()
 
 
+async def tools_ctx(app: web.Application) -> AsyncIterator[None]:
+    async with open_tools(app[keys.SETTINGS]) as session:
+        app[keys.TOOLS] = session
+        yield
+
+
 async def services_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[keys.SETTINGS]
     ingestor = Ingestor(
@@ -74,6 +81,6 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
 def create_app(settings: Settings) -> web.Application:
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.server.max_body_bytes)
     app[keys.SETTINGS] = settings
-    app.cleanup_ctx.extend([kv_ctx, model_ctx, store_ctx, services_ctx])
+    app.cleanup_ctx.extend([kv_ctx, tools_ctx, model_ctx, store_ctx, services_ctx])
     app.add_routes(routes)
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from connectors.factory import ToolSession
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
@@ -18,3 +19,4 @@ SPARSE = web.AppKey("sparse", SparseEncoder)
 STORE = web.AppKey("store", VectorStore)
 INGESTOR = web.AppKey("ingestor", Ingestor)
 RETRIEVER = web.AppKey("retriever", Retriever)
+TOOLS = web.AppKey("tools", ToolSession)

@@ -11,7 +11,7 @@ from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
-from rag.web.schemas import DocumentsRequest, SearchRequest, read_body
+from rag.web.schemas import DocumentsRequest, SearchRequest, read_body, read_json_object
 
 routes = web.RouteTableDef()
 
@@ -78,6 +78,19 @@ async def search(request: web.Request) -> web.Response:
         for h in hits
     ]
     return web.json_response({"results": results})
+
+
+@routes.get("/v1/tools")
+async def list_tools(request: web.Request) -> web.Response:
+    return web.json_response({"tools": request.app[keys.TOOLS].tools.describe()})
+
+
+@routes.post("/v1/tools/{name}")
+async def call_tool(request: web.Request) -> web.Response:
+    """Call one travel tool by hand: the body is its parameters."""
+    params = await read_json_object(request)
+    call = await request.app[keys.TOOLS].tools.call(request.match_info["name"], params)
+    return web.json_response(call.to_json())
 
 
 @routes.post("/v1/documents")

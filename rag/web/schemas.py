@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, TypeVar
 
 import pydantic
@@ -64,6 +65,23 @@ async def read_body(request: web.Request, model: type[M]) -> M:
         if errors and errors[0]["type"] in ("json_invalid", "json_type"):
             raise InvalidJSONError(f"request body is not valid JSON: {errors[0]['msg']}") from exc
         raise ValidationError(_describe(errors)) from exc
+
+
+async def read_json_object(request: web.Request) -> dict[str, Any]:
+    """A JSON object body (an empty body is an empty object), or a 4xx error."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge as exc:
+        raise PayloadTooLargeError("request body is too large") from exc
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidJSONError(f"request body is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValidationError("request body must be a JSON object of parameters")
+    return value
 
 
 def _describe(errors: list[Any]) -> str:

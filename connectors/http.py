@@ -1,0 +1,174 @@
+"""JSON over HTTP for the provider connectors: rate limiting, timeouts, bounded retries, one error tree.
+
+Retried, with exponential backoff and jitter: timeouts, connection errors, 5xx, malformed bodies, and
+429 "too many requests". Not retried: 429 "quota exceeded" and every other 4xx (retrying cannot help).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from rag.errors import (
+    ProviderAuthError,
+    ProviderError,
+    ProviderRateLimitedError,
+    ProviderRejectedError,
+    ProviderResponseError,
+    ProviderUnavailableError,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class RateLimiter:
+    """Client-side spacing: at most ``per_second`` requests a second and ``min_interval`` seconds apart."""
+
+    def __init__(self, per_second: float, min_interval: float = 0.0) -> None:
+        self._interval = max(1.0 / per_second, min_interval)
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            if self._next > now:
+                await asyncio.sleep(self._next - now)
+                now = loop.time()
+            self._next = now + self._interval
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    retries: int = 2
+    backoff: float = 0.25
+    timeout: float = 10.0
+    max_backoff: float = 5.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff)
+        return min(self.backoff * (2.0**attempt) * (0.5 + random.random()), self.max_backoff)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """What a provider's error body says: a code, a message, whether it is a quota refusal."""
+
+    code: str
+    message: str
+    quota: bool = False
+
+
+Describe = Callable[[int, Any], ErrorInfo]
+
+
+class _Retry(Exception):
+    def __init__(self, error: ProviderError, retry_after: float | None = None) -> None:
+        self.error = error
+        self.retry_after = retry_after
+
+
+class JsonHttp:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        provider: str,
+        policy: RetryPolicy,
+        describe: Describe,
+        limiter: RateLimiter | None = None,
+    ) -> None:
+        self._session = session
+        self._provider = provider
+        self._policy = policy
+        self._describe = describe
+        self._limiter = limiter
+        self.attempts = 0  # for tests and metrics
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        data: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        """The parsed JSON body of a 2xx answer, or a ProviderError."""
+        last: _Retry | None = None
+        for attempt in range(self._policy.retries + 1):
+            if last is not None:
+                await asyncio.sleep(self._policy.delay(attempt - 1, last.retry_after))
+            try:
+                return await self._once(method, url, params, data, headers)
+            except _Retry as retry:
+                last = retry
+                logger.info(
+                    "%s %s attempt %d failed: %s", self._provider, url, attempt + 1, retry.error.message
+                )
+        assert last is not None
+        raise last.error
+
+    async def _once(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, str] | None,
+        data: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None,
+    ) -> Any:
+        if self._limiter is not None:
+            await self._limiter.wait()
+        self.attempts += 1
+        timeout = aiohttp.ClientTimeout(total=self._policy.timeout)
+        try:
+            async with self._session.request(
+                method, url, params=params, data=data, headers=headers, timeout=timeout
+            ) as resp:
+                status = resp.status
+                raw = await resp.read()
+                retry_after = _retry_after(resp.headers.get("Retry-After"))
+        except TimeoutError as exc:
+            raise _Retry(
+                ProviderUnavailableError(f"{self._provider} did not answer within {self._policy.timeout:g} s")
+            ) from exc
+        except aiohttp.ClientError as exc:
+            raise _Retry(ProviderUnavailableError(f"cannot reach {self._provider}: {exc}")) from exc
+        try:
+            body = json.loads(raw) if raw else None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if 200 <= status < 300:
+                raise _Retry(ProviderResponseError(f"{self._provider} sent a malformed response")) from None
+            body = None
+        if 200 <= status < 300:
+            if body is None:
+                raise _Retry(ProviderResponseError(f"{self._provider} sent an empty response"))
+            return body
+        info = self._describe(status, body)
+        message = f"{self._provider}: {info.message}" + (f" ({info.code})" if info.code else "")
+        if status == 429:
+            if info.quota:
+                raise ProviderRateLimitedError(message)
+            raise _Retry(ProviderRateLimitedError(message), retry_after)
+        if status >= 500:
+            raise _Retry(ProviderUnavailableError(message), retry_after)
+        if status in (401, 403):
+            raise ProviderAuthError(message)
+        raise ProviderRejectedError(message)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None

@@ -1,0 +1,287 @@
+"""Normalized tool results: the provider's stable identifiers, a price, when it was fetched, and a sentence.
+
+``identity`` never uses per-response ordinals (Amadeus offer ids are "1", "2", ...), the price or the
+time of fetching, so the same flight, room or activity seen twice has the same identity.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Kind = Literal[
+    "flight_offer", "hotel_offer", "activity", "location", "weather", "inspiration", "cheapest_date"
+]
+
+
+class Result(BaseModel):
+    kind: Kind
+    provider: str
+    sandbox: bool = False
+    fetched_at: dt.datetime
+
+    @property
+    def identity(self) -> str:
+        raise NotImplementedError
+
+    def render(self) -> str:
+        raise NotImplementedError
+
+
+def money(amount: float | None, currency: str | None) -> str:
+    if amount is None:
+        return "price unknown"
+    return f"{amount:,.2f} {currency or ''}".strip()
+
+
+def hours(minutes: int) -> str:
+    h, m = divmod(minutes, 60)
+    return f"{h}h{m:02d}" if h else f"{m}min"
+
+
+class Segment(BaseModel):
+    carrier: str
+    carrier_name: str | None = None
+    number: str
+    origin: str
+    destination: str
+    departure: dt.datetime  # local time at the origin
+    arrival: dt.datetime  # local time at the destination
+    duration_minutes: int | None = None
+
+    @property
+    def flight(self) -> str:
+        return f"{self.carrier}{self.number}"
+
+
+class Itinerary(BaseModel):
+    segments: list[Segment] = Field(min_length=1)
+    duration_minutes: int | None = None
+
+    @property
+    def stops(self) -> int:
+        return len(self.segments) - 1
+
+    def render(self) -> str:
+        first, last = self.segments[0], self.segments[-1]
+        stops = (
+            "nonstop"
+            if not self.stops
+            else f"{self.stops} stop{'s' if self.stops > 1 else ''} via "
+            + ", ".join(s.destination for s in self.segments[:-1])
+        )
+        airline = first.carrier_name.title() if first.carrier_name else first.carrier
+        flights = "/".join(s.flight for s in self.segments)
+        duration = f", {hours(self.duration_minutes)}" if self.duration_minutes else ""
+        return (
+            f"{first.origin} {first.departure:%Y-%m-%d %H:%M} → {last.destination} {last.arrival:%Y-%m-%d %H:%M}, "
+            f"{stops}{duration} ({airline} {flights})"
+        )
+
+
+class FlightOffer(Result):
+    kind: Literal["flight_offer"] = "flight_offer"
+    itineraries: list[Itinerary] = Field(min_length=1)
+    cabin: str
+    price: float
+    currency: str
+    adults: int = 1
+    bookable_seats: int | None = None
+
+    @property
+    def origin(self) -> str:
+        return self.itineraries[0].segments[0].origin
+
+    @property
+    def destination(self) -> str:
+        return self.itineraries[0].segments[-1].destination
+
+    @property
+    def identity(self) -> str:
+        legs = "|".join(
+            f"{s.flight}@{s.departure:%Y-%m-%dT%H:%M}" for it in self.itineraries for s in it.segments
+        )
+        return f"flight:{legs}:{self.cabin}"
+
+    def render(self) -> str:
+        trips = " Return: ".join(it.render() for it in self.itineraries)
+        who = f" for {self.adults} adults" if self.adults > 1 else ""
+        return f"Flight {trips}. {self.cabin.replace('_', ' ').lower()}, {money(self.price, self.currency)} total{who}."
+
+
+class HotelOffer(Result):
+    kind: Literal["hotel_offer"] = "hotel_offer"
+    hotel_id: str
+    name: str
+    city_code: str
+    latitude: float | None = None
+    longitude: float | None = None
+    check_in: dt.date
+    check_out: dt.date
+    room: str | None = None  # provider room type code
+    room_description: str | None = None
+    adults: int = 1
+    price: float
+    currency: str
+    cancellation: str | None = None
+
+    @property
+    def nights(self) -> int:
+        return (self.check_out - self.check_in).days
+
+    @property
+    def identity(self) -> str:
+        return f"hotel:{self.hotel_id}:{self.check_in}:{self.check_out}:{self.room or '-'}:{self.adults}"
+
+    def render(self) -> str:
+        room = f", {self.room_description}" if self.room_description else ""
+        per_night = self.price / self.nights if self.nights else self.price
+        return (
+            f"{self.name.title()} ({self.city_code}), {self.check_in:%Y-%m-%d} to {self.check_out:%Y-%m-%d} "
+            f"({self.nights} night{'s' if self.nights != 1 else ''}, {self.adults} adult{'s' if self.adults != 1 else ''})"
+            f"{room}: {money(self.price, self.currency)} total, about {money(per_night, self.currency)} a night."
+        )
+
+
+class Activity(Result):
+    kind: Literal["activity"] = "activity"
+    activity_id: str
+    name: str
+    description: str | None = None  # third-party text: data, never instructions
+    latitude: float | None = None
+    longitude: float | None = None
+    rating: float | None = None
+    price: float | None = None
+    currency: str | None = None
+    duration: str | None = None
+    booking_link: str | None = None
+
+    @property
+    def identity(self) -> str:
+        return f"activity:{self.activity_id}"
+
+    def render(self) -> str:
+        rating = f", rated {self.rating:.1f}" if self.rating is not None else ""
+        duration = f", {self.duration}" if self.duration else ""
+        return f"{self.name}: {money(self.price, self.currency)}{duration}{rating}."
+
+
+class Location(Result):
+    kind: Literal["location"] = "location"
+    location_id: str
+    sub_type: str  # CITY or AIRPORT
+    name: str
+    iata: str
+    city_name: str | None = None
+    city_code: str | None = None
+    country_code: str | None = None
+    latitude: float | None = None
+    longitude: float | None = None
+
+    @property
+    def identity(self) -> str:
+        return f"location:{self.location_id}"
+
+    def render(self) -> str:
+        country = f", {self.country_code}" if self.country_code else ""
+        if self.sub_type == "AIRPORT":
+            city = f" in {self.city_name.title()}" if self.city_name else ""
+            return f"{self.name.title()} airport ({self.iata}){city}{country}."
+        return f"{self.name.title()} ({self.iata}), city{country}."
+
+
+class WeatherDay(Result):
+    kind: Literal["weather"] = "weather"
+    place: str
+    latitude: float
+    longitude: float
+    date: dt.date
+    temperature_max: float | None = None
+    temperature_min: float | None = None
+    precipitation_mm: float | None = None
+    precipitation_probability: float | None = None
+    weather_code: int | None = None
+    wind_max_kmh: float | None = None
+
+    @property
+    def identity(self) -> str:
+        return f"weather:{self.latitude:.2f},{self.longitude:.2f}:{self.date}"
+
+    def render(self) -> str:
+        parts = [describe_weather(self.weather_code)]
+        if self.temperature_min is not None and self.temperature_max is not None:
+            parts.append(f"{self.temperature_min:.0f} to {self.temperature_max:.0f} °C")
+        if self.precipitation_probability is not None:
+            parts.append(f"{self.precipitation_probability:.0f}% chance of rain")
+        if self.precipitation_mm:
+            parts.append(f"{self.precipitation_mm:.1f} mm")
+        return f"{self.place} on {self.date:%a %Y-%m-%d}: " + ", ".join(parts) + "."
+
+
+class FarePoint(Result):
+    """A cached, indicative fare from the inspiration or cheapest-dates endpoints."""
+
+    origin: str
+    destination: str
+    departure_date: dt.date
+    return_date: dt.date | None = None
+    price: float
+    currency: str
+    indicative: bool = True
+
+    @property
+    def identity(self) -> str:
+        return f"{self.kind}:{self.origin}-{self.destination}:{self.departure_date}:{self.return_date or '-'}"
+
+    def render(self) -> str:
+        back = f", back {self.return_date:%Y-%m-%d}" if self.return_date else " one way"
+        return (
+            f"{self.origin} → {self.destination} leaving {self.departure_date:%Y-%m-%d}{back}: from "
+            f"{money(self.price, self.currency)} (indicative, cached by the provider)."
+        )
+
+
+class Inspiration(FarePoint):
+    kind: Literal["inspiration"] = "inspiration"
+
+
+class CheapestDate(FarePoint):
+    kind: Literal["cheapest_date"] = "cheapest_date"
+
+
+_WMO = {
+    0: "clear sky",
+    1: "mainly clear",
+    2: "partly cloudy",
+    3: "overcast",
+    45: "fog",
+    48: "freezing fog",
+    51: "light drizzle",
+    53: "drizzle",
+    55: "heavy drizzle",
+    56: "freezing drizzle",
+    57: "freezing drizzle",
+    61: "light rain",
+    63: "rain",
+    65: "heavy rain",
+    66: "freezing rain",
+    67: "freezing rain",
+    71: "light snow",
+    73: "snow",
+    75: "heavy snow",
+    77: "snow grains",
+    80: "rain showers",
+    81: "rain showers",
+    82: "violent rain showers",
+    85: "snow showers",
+    86: "heavy snow showers",
+    95: "thunderstorm",
+    96: "thunderstorm with hail",
+    99: "thunderstorm with heavy hail",
+}
+
+
+def describe_weather(code: int | None) -> str:
+    return _WMO.get(code, "weather unknown") if code is not None else "weather unknown"

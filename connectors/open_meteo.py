@@ -1,0 +1,129 @@
+"""Open-Meteo for weather_forecast: geocoding the place name, then the daily forecast. No key needed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import aiohttp
+
+from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
+from connectors.locations import fold
+from connectors.models import Result, WeatherDay
+from connectors.params import ToolParams, WeatherForecastParams
+from rag.errors import ProviderResponseError, ProviderUnavailableError, UnknownLocationError
+
+DAILY = (
+    "weather_code",
+    "temperature_2m_max",
+    "temperature_2m_min",
+    "precipitation_sum",
+    "precipitation_probability_max",
+    "wind_speed_10m_max",
+)
+
+
+def describe_error(status: int, body: Any) -> ErrorInfo:
+    """Open-Meteo errors: {"error": true, "reason": "..."}."""
+    if isinstance(body, dict) and body.get("reason"):
+        return ErrorInfo("", str(body["reason"]))
+    return ErrorInfo("", f"HTTP {status}")
+
+
+class OpenMeteoConnector:
+    name = "open_meteo"
+    tools = frozenset({"weather_forecast"})
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        geocoding_url: str,
+        forecast_url: str,
+        *,
+        policy: RetryPolicy,
+        limiter: RateLimiter | None = None,
+        sandbox: bool = False,
+    ) -> None:
+        self._geocoding = geocoding_url.rstrip("/")
+        self._forecast = forecast_url.rstrip("/")
+        self._http = JsonHttp(session, "Open-Meteo", policy, describe_error, limiter)
+        self.sandbox = sandbox
+
+    async def call(self, tool: str, params: ToolParams, limit: int) -> list[Result]:
+        if not isinstance(params, WeatherForecastParams):
+            raise ProviderUnavailableError(f"Open-Meteo does not serve {tool}")
+        try:
+            place = await self._geocode(params.city)
+            return list(await self._daily(place, params))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}") from exc
+
+    async def _geocode(self, text: str) -> dict[str, Any]:
+        # The geocoder takes a bare name; "Lisbon, Portugal" narrows by country afterwards.
+        name, _, qualifier = (part.strip() for part in text.partition(","))
+        body = await self._http.request(
+            "GET",
+            self._geocoding + "/v1/search",
+            params={"name": name, "count": "10", "language": "en", "format": "json"},
+        )
+        results = [r for r in (body.get("results") or []) if isinstance(r, dict)]
+        if qualifier:
+            q = fold(qualifier)
+            results = [
+                r
+                for r in results
+                if q
+                in (
+                    fold(str(r.get("country", ""))),
+                    fold(str(r.get("country_code", ""))),
+                    fold(str(r.get("admin1", ""))),
+                )
+            ]
+        if not results:
+            raise UnknownLocationError(f"no place called {text!r} was found for the weather forecast")
+        return results[0]
+
+    async def _daily(self, place: dict[str, Any], p: WeatherForecastParams) -> list[WeatherDay]:
+        assert p.start_date is not None
+        end = p.start_date + dt.timedelta(days=p.days - 1)
+        body = await self._http.request(
+            "GET",
+            self._forecast + "/v1/forecast",
+            params={
+                "latitude": f"{float(place['latitude']):.4f}",
+                "longitude": f"{float(place['longitude']):.4f}",
+                "daily": ",".join(DAILY),
+                "timezone": "auto",
+                "start_date": p.start_date.isoformat(),
+                "end_date": end.isoformat(),
+            },
+        )
+        daily = body["daily"]
+        label = ", ".join(str(x) for x in (place.get("name"), place.get("country")) if x)
+        now = dt.datetime.now(dt.UTC)
+
+        def value(key: str, i: int) -> Any:
+            column = daily.get(key)
+            return column[i] if isinstance(column, list) and i < len(column) else None
+
+        days = []
+        for i, day in enumerate(daily["time"]):
+            code = value("weather_code", i)
+            days.append(
+                WeatherDay(
+                    provider=self.name,
+                    sandbox=self.sandbox,
+                    fetched_at=now,
+                    place=label,
+                    latitude=float(place["latitude"]),
+                    longitude=float(place["longitude"]),
+                    date=dt.date.fromisoformat(day),
+                    temperature_max=value("temperature_2m_max", i),
+                    temperature_min=value("temperature_2m_min", i),
+                    precipitation_mm=value("precipitation_sum", i),
+                    precipitation_probability=value("precipitation_probability_max", i),
+                    weather_code=int(code) if code is not None else None,
+                    wind_max_kmh=value("wind_speed_10m_max", i),
+                )
+            )
+        return days

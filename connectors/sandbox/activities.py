@@ -1,0 +1,155 @@
+"""Tours and activities per catalogue city, pure: the Amadeus Tours and Activities v1 shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from connectors.sandbox import money
+from connectors.sandbox.data import Catalogue, City
+from connectors.sandbox.geo import offset_point
+from connectors.sandbox.rng import rng_for
+
+# Cities without a river, lake or sea front worth a boat trip.
+NO_WATER = frozenset(
+    {"MAD", "MEX", "BOG", "JNB", "ADD", "NBO", "DEL", "KTM", "CUZ", "LAS", "MUC", "AMM", "SCL", "UKY"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    name: str
+    short: str
+    long: str
+    hours: float
+    price_eur: float
+    water: bool = False
+
+
+TEMPLATES: tuple[Template, ...] = (
+    Template("Old town walking tour of {c}", "Walk the historic heart of {c} with a licensed guide.",
+             "Discover the squares, lanes and landmarks that shaped {c} on a relaxed walk with a licensed local guide. "
+             "Hear the stories behind the monuments and get tips for the rest of your stay. Small groups, rain or shine.", 3, 25),
+    Template("{c} food tasting tour", "Taste the classics of {country} cuisine across several local stops.",
+             "Eat your way through {c} with a food-loving guide: street snacks, family-run kitchens and a dessert to finish. "
+             "Tastings at five or six stops add up to a full meal. Vegetarian options on request.", 3.5, 65),
+    Template("Sunset boat cruise in {c}", "See {c} from the water as the sun goes down.",
+             "Board a comfortable boat for an evening cruise past the sights of {c}. Commentary on board points out the "
+             "landmarks, and a drink is included. Boarding starts 15 minutes before departure.", 1.5, 35, water=True),
+    Template("Skip-the-line museum pass for {c}", "Priority entry to the most visited museums of {c}.",
+             "Save hours of queuing with timed priority entry to the top museums and galleries of {c}. "
+             "The pass is valid for 48 hours from first use and comes with a digital audio guide.", 2, 55),
+    Template("{c} highlights bike tour", "Cycle between the highlights of {c} on quiet routes.",
+             "Cover more ground than on foot on a guided bike ride through {c}. Routes follow bike lanes and quiet streets, "
+             "with regular photo stops. Bike and helmet included; suitable for casual riders.", 3, 35),
+    Template("Street art and hidden corners of {c}", "Murals, courtyards and local haunts off the usual path.",
+             "Explore the creative side of {c}: murals, galleries and courtyards that most visitors miss. "
+             "Your guide knows the artists and the neighbourhood stories behind the walls.", 2.5, 22),
+    Template("Day trip from {c} to the countryside", "A full day out of {c}: villages, views and a local lunch.",
+             "Leave the city behind for landscapes and villages within easy reach of {c}. Travel by air-conditioned minibus, "
+             "stop for a traditional lunch, and be back in town for the evening.", 9, 95),
+    Template("Cooking class with a local chef in {c}", "Shop, cook and eat a {country} meal with a chef.",
+             "Join a professional chef in {c} to cook three classic {country} dishes from scratch, then sit down to eat "
+             "what you made. Recipes are sent after the class. Ingredients and drinks included.", 3.5, 85),
+    Template("Private guided tour of {c} with a local", "Your own guide and an itinerary shaped around you.",
+             "Spend the day with a local who tailors the route to your interests, from history and architecture to food "
+             "and shopping in {c}. Pick-up from your hotel; transport costs are not included.", 4, 160),
+    Template("{c} markets and local life tour", "Browse the busiest markets of {c} with a guide.",
+             "See how {c} shops and eats: wander through the main markets, try seasonal produce and meet the traders. "
+             "A relaxed morning tour that ends near public transport.", 3, 30),
+    Template("Hop-on hop-off bus pass for {c}", "Unlimited rides on open-top buses past the main sights.",
+             "Get around {c} at your own pace with a 24-hour hop-on hop-off pass. Buses stop at all the main sights, "
+             "with recorded commentary in a dozen languages.", 24, 30),
+    Template("{c} by kayak", "Paddle past the sights of {c} with an instructor.",
+             "A gentle guided kayak trip along the waterfront of {c}, suitable for beginners. Equipment, a safety briefing "
+             "and dry bags are provided; wear clothes that can get wet.", 2.5, 55, water=True),
+    Template("{c} night photography walk", "Learn to shoot the lights of {c} after dark.",
+             "A photographer leads you to the best night views of {c} and helps you with exposure and composition. "
+             "Any camera or phone works; tripods can be borrowed.", 2.5, 45),
+    Template("Traditional music and dance show in {c}", "An evening of {country} music and dance.",
+             "Enjoy an intimate performance of traditional music and dance in {c}, with a drink included. "
+             "Seats are assigned in order of booking.", 1.5, 40),
+    Template("Coffee and pastry tour of {c}", "The best cafés and bakeries of {c} in one morning.",
+             "Start the day the local way: visit the cafés and bakeries that {c} residents love, with tastings at each stop "
+             "and a guide who explains how coffee culture took root here.", 2.5, 38),
+    Template("Rooftop dinner with a view of {c}", "A set dinner high above {c}.",
+             "Dine on a terrace overlooking {c}, with a three-course set menu of seasonal {country} dishes. "
+             "A window table is reserved in your name.", 2.5, 90),
+    Template("Family treasure hunt in {c}", "A self-guided game that turns {c} into a puzzle.",
+             "Solve riddles and find clues around the centre of {c} with this family-friendly game on your phone. "
+             "Play at your own pace; the hunt can be paused and resumed.", 2, 20),
+    Template("Helicopter flight over {c}", "A short scenic flight above {c}.",
+             "Take off for a breathtaking scenic flight over {c} and its surroundings. The pilot narrates the sights; "
+             "flights depend on the weather and can be rescheduled.", 0.5, 230),
+    Template("Sunrise viewpoint hike near {c}", "Catch the first light over {c} from a panoramic viewpoint.",
+             "Meet your guide before dawn and hike to a viewpoint above {c} in time for sunrise. A light breakfast is served "
+             "at the top. Moderate fitness required.", 4, 50),
+    Template("Evening bar crawl in {c}", "Meet other travellers in the best bars of {c}.",
+             "Visit four bars in the liveliest district of {c} with a host who keeps the group together. "
+             "A welcome drink and free entry to a club are included. Over 18s only.", 4, 28),
+)  # fmt: skip
+
+COST_FACTOR = {1: 0.55, 2: 0.75, 3: 1.0, 4: 1.25, 5: 1.5}
+
+
+def _duration(hours: float) -> str:
+    if hours >= 24:
+        return "1 day"
+    if hours < 1:
+        return f"{round(hours * 60)} minutes"
+    return f"{hours:g} hours"
+
+
+@lru_cache(maxsize=256)
+def activities_for_city(city: City) -> tuple[dict[str, Any], ...]:
+    """5-20 activities for the city (bigger, pricier cities get more), without self links."""
+    rng = rng_for("activities", city.city_code)
+    eligible = [t for t in TEMPLATES if not (t.water and city.city_code in NO_WATER)]
+    count = max(5, min(20, 4 + city.cost_level + city.population // 700_000))
+    picked = sorted(rng.sample(range(len(eligible)), min(count, len(eligible))))
+    out = []
+    used_ids: set[int] = set()
+    for index in picked:
+        t = eligible[index]
+        activity_id = rng.randint(1_000_000, 9_999_999)
+        while activity_id in used_ids:
+            activity_id = rng.randint(1_000_000, 9_999_999)
+        used_ids.add(activity_id)
+        lat, lon = offset_point(city.latitude, city.longitude, rng.uniform(0.1, 3.0), rng.uniform(0, 360))
+        price = t.price_eur * COST_FACTOR[city.cost_level] * rng.uniform(0.85, 1.2)
+        fill = {"c": city.name, "country": city.country}
+        out.append(
+            {
+                "id": str(activity_id),
+                "type": "activity",
+                "name": t.name.format(**fill),
+                "shortDescription": t.short.format(**fill),
+                "description": t.long.format(**fill),
+                "geoCode": {"latitude": f"{lat:.6f}", "longitude": f"{lon:.6f}"},
+                "rating": f"{rng.randint(38, 50) / 10:.1f}",
+                "pictures": [f"https://images.sandbox.wayfarer.invalid/activities/{activity_id}.jpg"],
+                "bookingLink": f"https://book.sandbox.wayfarer.invalid/activities/{activity_id}",
+                "price": {"currencyCode": "EUR", "amount": money.fmt(price)},
+                "minimumDuration": _duration(t.hours),
+            }
+        )
+    return tuple(out)
+
+
+def with_self(activity: dict[str, Any], base_url: str) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": activity["id"],
+        "type": "activity",
+        "self": {"href": f"{base_url}/v1/shopping/activities/{activity['id']}", "methods": ["GET"]},
+    }
+    item.update({k: v for k, v in activity.items() if k not in item})
+    return item
+
+
+def find_activity(cat: Catalogue, activity_id: str) -> dict[str, Any] | None:
+    for city in cat.cities:
+        for activity in activities_for_city(city):
+            if activity["id"] == activity_id:
+                return activity
+    return None

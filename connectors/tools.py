@@ -1,0 +1,177 @@
+"""The tool catalogue (public names, descriptions, parameter schemas) and the runner that calls them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from connectors.base import Provider
+from connectors.locations import LocationCatalogue
+from connectors.models import Kind, Result
+from connectors.params import (
+    ActivitySearchParams,
+    CheapestDatesParams,
+    FlightInspirationParams,
+    FlightSearchParams,
+    HotelSearchParams,
+    LocationSearchParams,
+    ToolParams,
+    WeatherForecastParams,
+)
+from rag.errors import ToolNotFoundError, ToolValidationError, UnknownLocationError
+
+logger = logging.getLogger(__name__)
+
+SANDBOX_NOTICE = "Sandbox data: synthetic offers for trying Wayfarer out, not real fares or availability."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    params: type[ToolParams]
+    kind: Kind
+
+
+TOOLS: dict[str, ToolSpec] = {
+    t.name: t
+    for t in (
+        ToolSpec(
+            "flight_search",
+            "Search bookable flight offers between two places on given dates, with prices.",
+            FlightSearchParams,
+            "flight_offer",
+        ),
+        ToolSpec(
+            "hotel_search",
+            "Search hotel room offers in a city for check-in and check-out dates, with prices.",
+            HotelSearchParams,
+            "hotel_offer",
+        ),
+        ToolSpec(
+            "activity_search",
+            "Find tours and activities to book in or around a city.",
+            ActivitySearchParams,
+            "activity",
+        ),
+        ToolSpec(
+            "location_search",
+            "Look up airports and cities by name or code (IATA codes, city codes).",
+            LocationSearchParams,
+            "location",
+        ),
+        ToolSpec(
+            "flight_inspiration",
+            "Suggest destinations reachable from an origin city within a budget.",
+            FlightInspirationParams,
+            "inspiration",
+        ),
+        ToolSpec(
+            "cheapest_dates",
+            "Find the cheapest dates to fly between two cities.",
+            CheapestDatesParams,
+            "cheapest_date",
+        ),
+        ToolSpec(
+            "weather_forecast",
+            "Daily weather forecast for a place, up to 16 days ahead.",
+            WeatherForecastParams,
+            "weather",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    tool: str
+    provider: str
+    sandbox: bool
+    params: ToolParams
+    results: list[Result]
+    elapsed_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "tool": self.tool,
+            "provider": self.provider,
+            "sandbox": self.sandbox,
+            "params": self.params.model_dump(mode="json", exclude_none=True),
+            "results": [
+                {"kind": r.kind, "id": r.identity, "text": r.render(), "data": r.model_dump(mode="json")}
+                for r in self.results
+            ],
+        }
+        if self.sandbox:
+            out["notice"] = SANDBOX_NOTICE
+        return out
+
+
+class ToolRunner:
+    """Validates parameters against the catalogue and today's date, then calls the configured provider."""
+
+    def __init__(
+        self,
+        providers: Mapping[str, Provider],
+        catalogue: LocationCatalogue,
+        *,
+        today: Callable[[], dt.date] | None = None,
+        max_results: int = 10,
+    ) -> None:
+        missing = set(TOOLS) - set(providers)
+        if missing:
+            raise ValueError(f"no provider for {sorted(missing)}")
+        self._providers = dict(providers)
+        self.catalogue = catalogue
+        self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
+        self._max_results = max_results
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.params.model_json_schema(),
+                "provider": self._providers[t.name].name,
+                "sandbox": self._providers[t.name].sandbox,
+            }
+            for t in TOOLS.values()
+        ]
+
+    def validate(self, name: str, raw: Any) -> ToolParams:
+        spec = TOOLS.get(name)
+        if spec is None:
+            raise ToolNotFoundError(f"no tool named {name!r}; tools: {', '.join(TOOLS)}")
+        if not isinstance(raw, dict):
+            raise ToolValidationError(f"{name}: parameters must be a JSON object")
+        try:
+            return spec.params.model_validate(
+                raw, context={"catalogue": self.catalogue, "today": self._today()}
+            )
+        except pydantic.ValidationError as exc:
+            errors = exc.errors(include_url=False)
+            message = f"{name}: " + "; ".join(_describe(e) for e in errors[:5])
+            if any(e["type"] == "unknown_location" for e in errors):
+                raise UnknownLocationError(message) from exc
+            raise ToolValidationError(message) from exc
+
+    async def call(self, name: str, raw: Any, *, limit: int | None = None) -> ToolCall:
+        params = raw if isinstance(raw, ToolParams) else self.validate(name, raw)
+        provider = self._providers[name]
+        start = time.perf_counter()
+        results = await provider.call(name, params, limit or self._max_results)
+        elapsed = (time.perf_counter() - start) * 1000
+        logger.info("tool %s via %s: %d results in %.0f ms", name, provider.name, len(results), elapsed)
+        return ToolCall(name, provider.name, provider.sandbox, params, results, elapsed)
+
+
+def _describe(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"])
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return f"{where}: {msg}" if where else msg

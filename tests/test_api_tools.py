@@ -1,0 +1,92 @@
+"""Travel tools over the service's HTTP API, with the in-process sandbox started automatically."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from connectors.sandbox.app import FAULTS
+from rag.web import keys
+
+
+@pytest.fixture
+async def api(aiohttp_client, make_settings):  # type: ignore[no-untyped-def]
+    from rag.web.app import create_app
+
+    settings = make_settings(
+        WAYFARER_INDEX__SEED_ON_START="false",
+        WAYFARER_CONNECTORS__MIN_INTERVAL_MS="0",
+        WAYFARER_CONNECTORS__BACKOFF_SECONDS="0.01",
+    )
+    return await aiohttp_client(create_app(settings))
+
+
+def ahead(days: int) -> str:
+    return (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=days)).isoformat()
+
+
+async def error_code(resp: Any, status: int) -> str:
+    assert resp.status == status, await resp.text()
+    return str((await resp.json())["error"]["code"])
+
+
+async def test_catalogue_lists_every_tool_with_its_schema(api) -> None:  # type: ignore[no-untyped-def]
+    tools = (await (await api.get("/v1/tools")).json())["tools"]
+    names = {t["name"] for t in tools}
+    assert names == {
+        "flight_search",
+        "hotel_search",
+        "activity_search",
+        "location_search",
+        "flight_inspiration",
+        "cheapest_dates",
+        "weather_forecast",
+    }
+    flight = next(t for t in tools if t["name"] == "flight_search")
+    assert {"origin", "destination", "departure_date"} <= set(flight["parameters"]["required"])
+    assert flight["sandbox"] is True and flight["provider"] == "amadeus"
+
+
+async def test_call_a_tool(api) -> None:  # type: ignore[no-untyped-def]
+    body = {"origin": "Paris", "destination": "New York", "departure_date": ahead(30)}
+    resp = await api.post("/v1/tools/flight_search", json=body)
+    assert resp.status == 200
+    data = await resp.json()
+    assert data["sandbox"] is True and "not real fares" in data["notice"]
+    assert data["params"]["origin"] == "PAR" and data["params"]["destination"] == "NYC"
+    first = data["results"][0]
+    assert first["kind"] == "flight_offer" and first["id"].startswith("flight:")
+    assert first["data"]["sandbox"] is True and first["text"].startswith("Flight ")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "code"),
+    [
+        ("/v1/tools/teleport", {}, 404, "unknown_tool"),
+        ("/v1/tools/flight_search", {"origin": "Paris"}, 422, "invalid_tool_params"),
+        ("/v1/tools/hotel_search", {"city": "Atlantis", "check_in": "2099-01-01"}, 422, "unknown_location"),
+        ("/v1/tools/hotel_search", {"city": "Rome", "check_in": "2020-01-01"}, 422, "invalid_tool_params"),
+        ("/v1/tools/flight_search", [1, 2], 422, "validation_error"),
+    ],
+)
+async def test_bad_tool_calls(api, path: str, body: Any, status: int, code: str) -> None:  # type: ignore[no-untyped-def]
+    assert await error_code(await api.post(path, json=body), status) == code
+
+
+async def test_malformed_json_body(api) -> None:  # type: ignore[no-untyped-def]
+    resp = await api.post("/v1/tools/location_search", data=b"{nope")
+    assert await error_code(resp, 400) == "invalid_json"
+
+
+async def test_upstream_failure_is_a_clear_error_and_the_service_recovers(api) -> None:  # type: ignore[no-untyped-def]
+    live = api.app[keys.TOOLS].sandbox_runner.app[FAULTS]
+    live.error_rate = 1.0
+    resp = await api.post("/v1/tools/location_search", json={"keyword": "Rome"})
+    assert await error_code(resp, 503) == "provider_unavailable"
+    live.error_rate, live.quota_exceeded = 0.0, True
+    resp = await api.post("/v1/tools/location_search", json={"keyword": "Rome"})
+    assert await error_code(resp, 429) == "provider_rate_limited"
+    live.quota_exceeded = False
+    assert (await api.post("/v1/tools/location_search", json={"keyword": "Rome"})).status == 200
