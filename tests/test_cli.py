@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import os
 import signal
@@ -192,3 +193,50 @@ def test_data_survives_a_restart(tmp_path: Path, small_seed: Path) -> None:
         finally:
             proc.send_signal(signal.SIGINT)
             assert proc.wait(timeout=30) == 0
+
+
+def test_tools_call_by_hand(tmp_path: Path) -> None:
+    day = datetime.date.today() + datetime.timedelta(days=60)
+    params = json.dumps({"origin": "LON", "destination": "Rome", "departure_date": day.isoformat()})
+    result = wayfarer("tools", "call", "flight_search", params, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["sandbox"] is True and out["results"] and out["params"]["destination"] == "ROM"
+    listed = json.loads(wayfarer("tools", "list", cwd=tmp_path).stdout)
+    assert len(listed) == 7
+    bad = wayfarer(
+        "tools", "call", "hotel_search", '{"city": "Atlantis", "check_in": "2099-01-01"}', cwd=tmp_path
+    )
+    assert bad.returncode == 2 and "unknown_location" in bad.stderr and "Traceback" not in bad.stderr
+    broken = wayfarer("tools", "call", "hotel_search", "{city", cwd=tmp_path)
+    assert broken.returncode == 2 and "invalid_json" in broken.stderr
+
+
+def test_sandbox_runs_on_its_own(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "sandbox", "--port", str(port)],
+        cwd=tmp_path,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def geocode() -> dict[str, object]:
+        async with aiohttp.ClientSession() as session:
+            for _ in range(100):
+                try:
+                    async with session.get(
+                        f"http://127.0.0.1:{port}/v1/search", params={"name": "Lisbon"}
+                    ) as r:
+                        return dict(await r.json())
+                except aiohttp.ClientError:
+                    await asyncio.sleep(0.1)
+        raise AssertionError("sandbox never answered")
+
+    try:
+        body = asyncio.run(geocode())
+        assert body["results"][0]["name"] == "Lisbon"  # type: ignore[index]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
