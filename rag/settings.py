@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from connectors.sandbox.faults import SandboxFaults
 
 SEED_DIR = Path(__file__).resolve().parent.parent / "seed_data"
+ROUTES_PATH = Path(__file__).resolve().parent / "routing" / "routes.yaml"
 
 
 class ServerSettings(BaseModel):
@@ -67,6 +68,8 @@ class EmbeddingSettings(BaseModel):
     # Upper bound on concurrent single queries encoded together.
     max_micro_batch: int = Field(64, ge=1, le=1024)
     threads: int = Field(1, ge=1, le=8)
+    # Queries (search, routing): the same model as int8 ONNX (fast), or "same" as the documents' embedder.
+    query_backend: Literal["onnx-int8", "same"] = "onnx-int8"
 
 
 class LLMSettings(BaseModel):
@@ -108,6 +111,16 @@ class ConnectorSettings(BaseModel):
     sandbox_faults: SandboxFaults = SandboxFaults()
 
 
+class RoutingSettings(BaseModel):
+    # Tools, keywords, commands, examples and thresholds (rag/routing/routes.yaml by default).
+    config: Path = ROUTES_PATH
+    # How "12/08" reads: month first (MDY) or day first (DMY).
+    date_order: Literal["MDY", "DMY"] = "MDY"
+    # The LLM intent classifier: "tools" (function calling) or "json" (JSON mode), and its time budget.
+    llm_mode: Literal["tools", "json"] = "tools"
+    llm_timeout_seconds: float = Field(8.0, gt=0)
+
+
 class SchedulerSettings(BaseModel):
     enabled: bool = True
 
@@ -130,6 +143,7 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = EmbeddingSettings()
     llm: LLMSettings = LLMSettings()
     connectors: ConnectorSettings = ConnectorSettings()
+    routing: RoutingSettings = RoutingSettings()
     scheduler: SchedulerSettings = SchedulerSettings()
 
     @model_validator(mode="after")

@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from connectors.factory import open_tools
-from rag.embedding.factory import create_embedder, create_sparse_encoder
+from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import seed_directory
 from rag.kv.factory import create_kv
 from rag.retrieval.service import Retriever
+from rag.routing.factory import build_router
 from rag.settings import Settings
 from rag.store.factory import create_store
 from rag.web import keys
@@ -34,8 +35,12 @@ async def model_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[keys.SETTINGS]
     embedder = await create_embedder(settings)
     app[keys.EMBEDDER] = embedder
+    query = await create_query_embedder(settings, embedder)
+    app[keys.QUERY_EMBEDDER] = query
     app[keys.SPARSE] = create_sparse_encoder(settings)
     yield
+    if query is not embedder:
+        await query.close()
     await embedder.close()
 
 
@@ -53,6 +58,32 @@ async def tools_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def llm_ctx(app: web.Application) -> AsyncIterator[None]:
+    """An OpenAI-compatible client when WAYFARER_LLM__BASE_URL is set."""
+    llm = app[keys.SETTINGS].llm
+    if not llm.base_url:
+        yield
+        return
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(
+        base_url=llm.base_url,
+        api_key=llm.api_key.get_secret_value() if llm.api_key else "unused",
+        timeout=llm.timeout_seconds,
+        max_retries=0,
+    )
+    app[keys.LLM] = client
+    yield
+    await client.close()
+
+
+async def router_ctx(app: web.Application) -> AsyncIterator[None]:
+    app[keys.ROUTER] = await build_router(
+        app[keys.SETTINGS], app[keys.QUERY_EMBEDDER], app[keys.TOOLS].tools.catalogue, app.get(keys.LLM)
+    )
+    yield
+
+
 async def services_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[keys.SETTINGS]
     ingestor = Ingestor(
@@ -66,7 +97,7 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
     app[keys.INGESTOR] = ingestor
     app[keys.RETRIEVER] = Retriever(
         app[keys.STORE],
-        app[keys.EMBEDDER],
+        app[keys.QUERY_EMBEDDER],
         app[keys.SPARSE],
         mode=settings.index.search_mode,
         per_document=settings.index.max_chunks_per_document,
@@ -81,6 +112,6 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
 def create_app(settings: Settings) -> web.Application:
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.server.max_body_bytes)
     app[keys.SETTINGS] = settings
-    app.cleanup_ctx.extend([kv_ctx, tools_ctx, model_ctx, store_ctx, services_ctx])
+    app.cleanup_ctx.extend([kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx])
     app.add_routes(routes)
     return app

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from aiohttp import web
+from openai import AsyncOpenAI
 
 from connectors.factory import ToolSession
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
 from rag.retrieval.service import Retriever
+from rag.routing.router import Router
 from rag.settings import Settings
 from rag.store.base import VectorStore
 
 SETTINGS = web.AppKey("settings", Settings)
 KV = web.AppKey("kv", KVStore)
 EMBEDDER = web.AppKey("embedder", Embedder)
+QUERY_EMBEDDER = web.AppKey("query_embedder", Embedder)
 SPARSE = web.AppKey("sparse", SparseEncoder)
 STORE = web.AppKey("store", VectorStore)
 INGESTOR = web.AppKey("ingestor", Ingestor)
 RETRIEVER = web.AppKey("retriever", Retriever)
 TOOLS = web.AppKey("tools", ToolSession)
+LLM = web.AppKey("llm", AsyncOpenAI)
+ROUTER = web.AppKey("router", Router)

@@ -11,7 +11,7 @@ from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
-from rag.web.schemas import DocumentsRequest, SearchRequest, read_body, read_json_object
+from rag.web.schemas import DocumentsRequest, RouteRequest, SearchRequest, read_body, read_json_object
 
 routes = web.RouteTableDef()
 
@@ -91,6 +91,17 @@ async def call_tool(request: web.Request) -> web.Response:
     params = await read_json_object(request)
     call = await request.app[keys.TOOLS].tools.call(request.match_info["name"], params)
     return web.json_response(call.to_json())
+
+
+@routes.post("/v1/route")
+async def route(request: web.Request) -> web.Response:
+    """Which tools a message asks for, with parameters, what is missing, and whether to search documents."""
+    body = await read_body(request, RouteRequest)
+    limit = request.app[keys.SETTINGS].server.max_query_chars
+    if len(body.message) > limit:
+        raise ValidationError(f"message: at most {limit} characters")
+    decision = await request.app[keys.ROUTER].route(body.message)
+    return web.json_response(decision.to_json())
 
 
 @routes.post("/v1/documents")

@@ -35,6 +35,11 @@ class SearchRequest(_Strict):
     mode: Annotated[str, StringConstraints(pattern="^(hybrid|dense)$")] | None = None
 
 
+class RouteRequest(_Strict):
+    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+
+
 class DocumentIn(_Strict):
     id: DocId
     text: Annotated[str, StringConstraints(min_length=1)]

@@ -1,0 +1,151 @@
+"""The routing configuration (routes.yaml): loaded once at start and validated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from rag.errors import ConfigError
+
+DEFAULT_PATH = Path(__file__).with_name("routes.yaml")
+
+# Extractor slots a tool parameter can be filled from (see rag.routing.router.slot_value).
+SLOTS = frozenset(
+    {
+        "origin",
+        "destination",
+        "origin_or_place",
+        "place",
+        "place_name",
+        "place_text",
+        "start_date",
+        "end_date",
+        "route_destination",
+        "nights",
+        "adults",
+        "children",
+        "infants",
+        "cabin",
+        "nonstop",
+        "max_price",
+        "currency",
+        "forecast_days",
+    }
+)
+
+
+def _compile(patterns: list[str]) -> list[re.Pattern[str]]:
+    return [re.compile(p, re.IGNORECASE) for p in patterns]
+
+
+class ToolRoute(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    description: str
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    negative: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(min_length=3)
+    threshold: float = Field(0.6, ge=0, le=1)
+    keyword_threshold: float = Field(0.35, ge=0, le=1)
+    required: list[str] = Field(default_factory=list)
+    suppresses: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    slots_suffice: list[str] = Field(default_factory=list)
+    params: dict[str, str]
+    ask: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("keywords", "negative")
+    @classmethod
+    def _regexes(cls, v: list[str]) -> list[str]:
+        _compile(v)
+        return v
+
+    @field_validator("absent", "slots_suffice")
+    @classmethod
+    def _absent_slots(cls, v: list[str]) -> list[str]:
+        unknown = set(v) - SLOTS
+        if unknown:
+            raise ValueError(f"unknown extractor slots {sorted(unknown)}")
+        return v
+
+    @field_validator("params")
+    @classmethod
+    def _slots(cls, v: dict[str, str]) -> dict[str, str]:
+        unknown = set(v.values()) - SLOTS
+        if unknown:
+            raise ValueError(f"unknown extractor slots {sorted(unknown)}; known: {sorted(SLOTS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolRoute:
+        missing = [r for r in self.required if r not in self.params]
+        if missing:
+            raise ValueError(f"required parameters {missing} have no slot in params")
+        unasked = [r for r in self.required if r not in self.ask]
+        if unasked:
+            raise ValueError(f"required parameters {unasked} have no question in ask")
+        if self.command and not self.command.startswith("/"):
+            raise ValueError("command must start with /")
+        return self
+
+    @property
+    def keyword_patterns(self) -> list[re.Pattern[str]]:
+        return _compile(self.keywords)
+
+    @property
+    def negative_patterns(self) -> list[re.Pattern[str]]:
+        return _compile(self.negative)
+
+
+class RoutingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    llm_prompt: str = "Decide which tools the message needs. Today is {today}. Tools:\n{tools}"
+    retrieval_keywords: list[str] = Field(default_factory=list)
+    negative_keywords: list[str] = Field(default_factory=list)
+    tools: dict[str, ToolRoute] = Field(min_length=1)
+    none_examples: list[str] = Field(min_length=3)
+
+    @field_validator("retrieval_keywords", "negative_keywords")
+    @classmethod
+    def _regexes(cls, v: list[str]) -> list[str]:
+        _compile(v)
+        return v
+
+    @model_validator(mode="after")
+    def _known_suppressed(self) -> RoutingConfig:
+        for name, t in self.tools.items():
+            unknown = set(t.suppresses) - set(self.tools)
+            if unknown:
+                raise ValueError(f"{name}.suppresses names unknown tools {sorted(unknown)}")
+        return self
+
+    @model_validator(mode="after")
+    def _unique_commands(self) -> RoutingConfig:
+        commands = [t.command for t in self.tools.values() if t.command]
+        if len(commands) != len(set(commands)):
+            raise ValueError("two tools share a command")
+        return self
+
+
+def load_config(path: Path = DEFAULT_PATH, known_tools: set[str] | None = None) -> RoutingConfig:
+    """Read and validate the routing file; every error names the file and what is wrong."""
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"routing config {path}: {exc}") from exc
+    try:
+        config = RoutingConfig.model_validate(raw)
+    except (ValidationError, re.error) as exc:
+        raise ConfigError(f"routing config {path}: {exc}") from exc
+    if known_tools is not None:
+        unknown = set(config.tools) - known_tools
+        if unknown:
+            raise ConfigError(f"routing config {path}: no such tools {sorted(unknown)}")
+    return config

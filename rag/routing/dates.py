@@ -1,0 +1,248 @@
+"""Dates in free text, resolved against today. Pure: no I/O, no clock (today is an argument).
+
+Understands ISO dates, "March 3", "3rd of March", "12/08" (month-first or day-first, a setting),
+"today", "tomorrow", "day after tomorrow", "in 3 days", "in 2 weeks", "next friday", "this weekend",
+"next week", "on the 15th", and ranges such as "July 10-15", "from July 10 to July 15" or "between ... and ...".
+A date without a year is the next one on or after today.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+DateOrder = Literal["MDY", "DMY"]
+
+MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+WEEKDAYS = {
+    d: i for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+}
+WEEKDAYS.update(
+    {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
+)
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "couple of": 2,
+    "few": 3,
+}
+
+_M = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_D = r"(\d{1,2})(?:st|nd|rd|th)?"
+_Y = r"(?:,?\s*(\d{4}))?"
+_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|couple of|few)"
+
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+    ("month_range", re.compile(rf"\b{_M}\s+{_D}\s*(?:-|–|to|until|till)\s*{_D}\b{_Y}")),
+    ("day_range", re.compile(rf"\b{_D}\s*(?:-|–|to|until|till)\s*{_D}\s+(?:of\s+)?{_M}{_Y}")),
+    ("month_day", re.compile(rf"\b{_M}\s+{_D}\b{_Y}")),
+    ("day_month", re.compile(rf"\b{_D}\s+(?:of\s+)?{_M}{_Y}")),
+    ("numeric", re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{2}|\d{4}))?(?![\d/.])")),
+    ("day_after_tomorrow", re.compile(r"\bday after tomorrow\b")),
+    ("tomorrow", re.compile(r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr)\b")),
+    ("today", re.compile(r"\b(?:today|tonight|this evening)\b")),
+    ("in_days", re.compile(rf"\bin\s+{_NUM}\s+days?\b")),
+    ("in_weeks", re.compile(rf"\bin\s+{_NUM}\s+weeks?\b")),
+    ("weekend", re.compile(r"\b(this|next|the)\s+(?:weekend|wkend|week-end|wknd)\b")),
+    ("next_week", re.compile(r"\bnext\s+week\b")),
+    (
+        "weekday",
+        re.compile(
+            r"\b(?:(next|this|on|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b"
+        ),
+    ),
+    ("ordinal", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b")),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    start: int
+    end: int
+    first: dt.date
+    last: dt.date | None = None  # set for a range
+    weekend: bool = False
+
+
+def number(word: str) -> int | None:
+    word = word.strip().lower()
+    if word.isdigit():
+        return int(word)
+    return NUMBER_WORDS.get(word)
+
+
+def _upcoming(today: dt.date, month: int, day: int, year: int | None) -> dt.date | None:
+    try:
+        if year is not None:
+            return dt.date(year if year > 99 else 2000 + year, month, day)
+        candidate = dt.date(today.year, month, day)
+        return candidate if candidate >= today else dt.date(today.year + 1, month, day)
+    except ValueError:
+        return None
+
+
+def _weekday(today: dt.date, weekday: int, qualifier: str | None) -> dt.date:
+    ahead = (weekday - today.weekday()) % 7
+    if ahead == 0 and qualifier == "next":
+        ahead = 7  # "next friday" said on a Friday is a week away; otherwise the coming one
+    return today + dt.timedelta(days=ahead)
+
+
+def _parse(
+    kind: str, m: re.Match[str], today: dt.date, order: DateOrder
+) -> tuple[dt.date, dt.date | None, bool] | None:
+    g = m.groups()
+    if kind == "iso":
+        try:
+            return dt.date(int(g[0]), int(g[1]), int(g[2])), None, False
+        except ValueError:
+            return None
+    if kind == "month_day":
+        d = _upcoming(today, _month(g[0]), int(g[1]), int(g[2]) if g[2] else None)
+        return (d, None, False) if d else None
+    if kind == "day_month":
+        d = _upcoming(today, _month(g[1]), int(g[0]), int(g[2]) if g[2] else None)
+        return (d, None, False) if d else None
+    if kind == "month_range":
+        month, year = _month(g[0]), int(g[3]) if g[3] else None
+        a, b = _upcoming(today, month, int(g[1]), year), _upcoming(today, month, int(g[2]), year)
+        return (a, b, False) if a and b and b > a else None
+    if kind == "day_range":
+        month, year = _month(g[2]), int(g[3]) if g[3] else None
+        a, b = _upcoming(today, month, int(g[0]), year), _upcoming(today, month, int(g[1]), year)
+        return (a, b, False) if a and b and b > a else None
+    if kind == "numeric":
+        x, y = int(g[0]), int(g[1])
+        month, day = (x, y) if order == "MDY" else (y, x)
+        d = _upcoming(today, month, day, int(g[2]) if g[2] else None)
+        return (d, None, False) if d else None
+    if kind == "today":
+        return today, None, False
+    if kind == "tomorrow":
+        return today + dt.timedelta(days=1), None, False
+    if kind == "day_after_tomorrow":
+        return today + dt.timedelta(days=2), None, False
+    if kind in ("in_days", "in_weeks"):
+        n = number(g[0])
+        if n is None:
+            return None
+        return today + dt.timedelta(days=n * (7 if kind == "in_weeks" else 1)), None, False
+    if kind == "weekend":
+        saturday = today + dt.timedelta(days=(5 - today.weekday()) % 7)
+        if today.weekday() == 6:  # on a Sunday, "this weekend" is today
+            saturday = today - dt.timedelta(days=1) if g[0] != "next" else today + dt.timedelta(days=6)
+        elif g[0] == "next":
+            saturday += dt.timedelta(days=7)
+        start = max(saturday, today)
+        return start, saturday + dt.timedelta(days=2), True
+    if kind == "next_week":
+        monday = today + dt.timedelta(days=7 - today.weekday())
+        return monday, None, False
+    if kind == "weekday":
+        return _weekday(today, WEEKDAYS[g[1]], g[0]), None, False
+    if kind == "ordinal":
+        day = int(g[0])
+        for offset in range(0, 3):
+            month = (today.month - 1 + offset) % 12 + 1
+            year = today.year + (today.month - 1 + offset) // 12
+            try:
+                candidate = dt.date(year, month, day)
+            except ValueError:
+                continue
+            if candidate >= today:
+                return candidate, None, False
+        return None
+    return None
+
+
+def _month(text: str) -> int:
+    key = text.lower().rstrip(".")
+    return MONTHS.get(key) or MONTHS[key[:3]]
+
+
+def find_dates(text: str, today: dt.date, order: DateOrder = "MDY") -> list[DateMention]:
+    """Date mentions in ``text``, in order; spans never overlap (the earlier, longer pattern wins)."""
+    lowered = text.lower()
+    taken: list[tuple[int, int]] = []
+    found: list[DateMention] = []
+    for kind, pattern in PATTERNS:
+        for m in pattern.finditer(lowered):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            if kind == "weekday" and m.group(1) is None and m.group(2) in ("sun", "sat", "mon", "wed"):
+                continue  # bare "sun", "wed" are words more often than days
+            if (
+                kind == "month_day"
+                and m.group(1) == "may"
+                and not m.group(3)
+                and _may_is_verb(lowered, m.start())
+            ):
+                continue
+            parsed = _parse(kind, m, today, order)
+            if parsed is None:
+                continue
+            taken.append((m.start(), m.end()))
+            found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2]))
+    found.sort(key=lambda d: d.start)
+    return _join_ranges(text.lower(), found)
+
+
+def _may_is_verb(text: str, at: int) -> bool:
+    before = text[max(0, at - 6) : at]
+    return bool(re.search(r"\b(i|we|you|it|they|he|she)\s+$", before))
+
+
+_RANGE_GLUE = re.compile(r"^\s*(?:-|–|to|until|till|and|through|thru|→|->)\s*$")
+
+
+def _join_ranges(text: str, mentions: list[DateMention]) -> list[DateMention]:
+    """Two single dates joined by "to"/"-"/"and" become one range (first, last)."""
+    out: list[DateMention] = []
+    i = 0
+    while i < len(mentions):
+        a = mentions[i]
+        if i + 1 < len(mentions) and a.last is None and mentions[i + 1].last is None:
+            b = mentions[i + 1]
+            if _RANGE_GLUE.match(text[a.end : b.start]) and b.first > a.first:
+                out.append(DateMention(a.start, b.end, a.first, b.first))
+                i += 2
+                continue
+        out.append(a)
+        i += 1
+    return out

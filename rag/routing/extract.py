@@ -1,0 +1,480 @@
+"""The deterministic parameter extractor: places, dates, travellers, nights, cabin, budget. Pure.
+
+Places are found through the location catalogue (names, aliases, IATA codes, misspellings) and get a
+role from the words before them ("from X" origin; "to/in/at X" destination; "X to Y").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from connectors.locations import LocationCatalogue, Place, fold
+from rag.routing.dates import DateMention, DateOrder, find_dates, number
+
+# Catalogue names that are everyday words: a place only after a locative word ("to Nice").
+AMBIGUOUS = {
+    "nice",
+    "split",
+    "reading",
+    "bath",
+    "mobile",
+    "orange",
+    "march",
+    "may",
+    "florence",
+    "victoria",
+    "male",
+}
+# Three-letter lower-case words that are also IATA codes but mean something else in a sentence.
+NOT_CODES = {
+    "the",
+    "and",
+    "for",
+    "can",
+    "any",
+    "get",
+    "bus",
+    "sun",
+    "mon",
+    "tue",
+    "wed",
+    "thu",
+    "fri",
+    "sat",
+    "man",
+    "top",
+    "fun",
+    "sea",
+    "den",
+    "bay",
+    "cat",
+    "dog",
+    "hot",
+    "new",
+    "old",
+    "big",
+    "day",
+    "run",
+    "one",
+    "two",
+    "six",
+    "ten",
+    "eat",
+    "see",
+    "car",
+    "war",
+    "law",
+    "may",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "oct",
+    "nov",
+    "dec",
+    "who",
+    "how",
+    "why",
+    "are",
+    "you",
+    "our",
+    "was",
+    "has",
+    "had",
+    "not",
+    "all",
+    "out",
+    "off",
+    "via",
+    "per",
+    "but",
+    "yes",
+    "few",
+    "way",
+    "sky",
+    "air",
+    "spa",
+    "bar",
+    "pub",
+    "tea",
+    "art",
+    "gym",
+    "bed",
+    "kid",
+    "mom",
+    "dad",
+    "son",
+    "pet",
+    "cab",
+    "van",
+    "inn",
+    "ice",
+    "hop",
+    "sip",
+    "fly",
+    "low",
+    "max",
+    "min",
+    "usd",
+    "eur",
+    "gbp",
+    "jpy",
+    "aud",
+    "cad",
+    "chf",
+    "pax",
+    "rio",
+    "now",
+    "end",
+    "let",
+    "bag",
+    "pay",
+    "buy",
+    "lot",
+    "use",
+    "own",
+    "did",
+    "her",
+    "his",
+    "him",
+    "she",
+    "its",
+    "too",
+    "yet",
+    "ago",
+    "ask",
+    "tip",
+    "set",
+    "met",
+    "wet",
+    "dry",
+    "far",
+}
+CURRENCIES = frozenset(
+    [
+        "USD",
+        "EUR",
+        "GBP",
+        "JPY",
+        "CHF",
+        "AUD",
+        "CAD",
+        "NZD",
+        "NOK",
+        "SEK",
+        "DKK",
+        "PLN",
+        "CZK",
+        "HUF",
+        "INR",
+        "CNY",
+        "HKD",
+        "SGD",
+        "THB",
+        "MXN",
+        "BRL",
+        "ARS",
+        "ZAR",
+        "AED",
+        "TRY",
+        "KRW",
+        "ILS",
+        "EGP",
+        "MAD",
+        "KES",
+        "VND",
+        "IDR",
+        "MYR",
+        "PHP",
+        "COP",
+        "PEN",
+        "CLP",
+        "ISK",
+    ]
+)
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
+_ORIGIN_MARK = re.compile(r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex)\s*$")
+_DEST_MARK = re.compile(
+    r"(?:\bto|\binto|\btowards|\bfor|\bin|\bat|\bnear|\baround|\bvisit(?:ing)?|\bvia|->|→|\bof)\s*$"
+)
+_PAIR_GLUE = re.compile(r"^\s*(?:-|–|->|→|to|/|>|2)\s*$")
+
+_CABIN = [
+    (re.compile(r"\bpremium[\s-]?econ(?:omy)?\b"), "PREMIUM_ECONOMY"),
+    (re.compile(r"\bbusiness(?:\s+class)?\b|\bbiz class\b"), "BUSINESS"),
+    (re.compile(r"\bfirst[\s-]class\b"), "FIRST"),
+    (re.compile(r"\beconomy\b|\bcoach\b"), "ECONOMY"),
+]
+_NUM = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+_ADULTS = re.compile(
+    rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us)\b"
+)
+_CHILDREN = re.compile(rf"\b{_NUM}\s*(?:kids?|children|child|teens?|toddlers?)\b")
+_INFANT = re.compile(rf"\b(?:{_NUM}\s+)?(?:infants?|bab(?:y|ies)|newborns?|lap child)\b")
+_COUPLE = re.compile(r"\b(?:couple|my (?:wife|husband|partner|girlfriend|boyfriend)|the two of us|for two)\b")
+_NIGHTS = re.compile(rf"\b{_NUM}\s*(?:nights?|nts?)\b")
+_DAYS_STAY = re.compile(rf"\bfor\s+(?:a\s+)?{_NUM}?\s*(weeks?|days?)\b")
+_FORECAST_DAYS = re.compile(rf"\b(?:next|coming|following)\s+{_NUM}\s+days\b")
+_CURRENCY = {
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "quid": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "chf": "CHF",
+    "aud": "AUD",
+    "cad": "CAD",
+}
+_CUR = r"(\$|€|£|¥|usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|yen|jpy|chf|aud|cad)"
+_BUDGET = re.compile(
+    rf"(?:\b(under|below|less than|max(?:imum)?|up to|at most|budget(?: of| is)?|cheaper than|no more than|within)\s*"
+    rf"{_CUR}?\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?\s*{_CUR}?)|(?:{_CUR}\s*(\d[\d,]*)\b)|(?:\b(\d[\d,]*)\s*{_CUR})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceMention:
+    place: Place
+    text: str
+    start: int
+    end: int
+    role: str | None  # "origin", "destination" or None
+
+
+@dataclass
+class Slots:
+    text: str = ""
+    places: list[PlaceMention] = field(default_factory=list)
+    origin: PlaceMention | None = None
+    destination: PlaceMention | None = None
+    dates: list[DateMention] = field(default_factory=list)
+    nights: int | None = None
+    adults: int | None = None
+    children: int | None = None
+    infants: int | None = None
+    cabin: str | None = None
+    nonstop: bool = False
+    max_price: int | None = None
+    currency: str | None = None
+    forecast_days: int | None = None
+
+    @property
+    def start_date(self) -> dt.date | None:
+        return self.dates[0].first if self.dates else None
+
+    @property
+    def end_date(self) -> dt.date | None:
+        if not self.dates:
+            return None
+        first = self.dates[0]
+        if first.last is not None:
+            return first.last
+        return self.dates[1].first if len(self.dates) > 1 and self.dates[1].first > first.first else None
+
+    @property
+    def place(self) -> PlaceMention | None:
+        """Where a stay, activity or forecast is: the destination, or the only place named."""
+        if self.destination:
+            return self.destination
+        return self.places[-1] if self.places else None
+
+
+def extract(text: str, catalogue: LocationCatalogue, today: dt.date, order: DateOrder = "MDY") -> Slots:
+    slots = Slots(text=text)
+    lowered = text.lower()
+    slots.dates = find_dates(text, today, order)
+    date_spans = [(d.start, d.end) for d in slots.dates]
+    slots.places = find_places(text, catalogue, date_spans)
+    _assign_roles(text, slots)
+    _travellers(lowered, slots)
+    nights = _NIGHTS.search(lowered)
+    if nights:
+        slots.nights = number(nights.group(1))
+    else:
+        stay = _DAYS_STAY.search(lowered)
+        if stay:
+            n = number(stay.group(1)) if stay.group(1) else 1
+            if n:
+                slots.nights = n * 7 if stay.group(2).startswith("week") else n
+        elif any(d.weekend for d in slots.dates):
+            slots.nights = 2
+    for pattern, cabin in _CABIN:
+        if pattern.search(lowered):
+            slots.cabin = cabin
+            break
+    slots.nonstop = bool(re.search(r"\b(?:non[\s-]?stop|direct)\b", lowered))
+    _budget(text, slots)
+    days = _FORECAST_DAYS.search(lowered)
+    if days:
+        slots.forecast_days = number(days.group(1))
+    elif re.search(r"\b(?:this|next|coming)\s+week\b|\bweek ahead\b", lowered):
+        slots.forecast_days = 7
+    elif any(d.weekend for d in slots.dates):
+        slots.forecast_days = 2
+    elif slots.dates and slots.dates[0].last is None:
+        slots.forecast_days = 1
+    return slots
+
+
+def find_places(text: str, catalogue: LocationCatalogue, skip: list[tuple[int, int]]) -> list[PlaceMention]:
+    """Cities and airports named in ``text``: longest names first, then codes, then misspellings."""
+    words = [(re.sub(r"['’]s$", "", m.group(0).rstrip(".'’-")), m.start()) for m in _WORD.finditer(text)]
+    found: list[PlaceMention] = []
+    used: set[int] = set()
+
+    def free(start: int, end: int) -> bool:
+        return not any(start < e and s < end for s, e in skip) and not any(
+            i in used for i in range(start, end)
+        )
+
+    for size in (4, 3, 2, 1):
+        for i in range(len(words) - size + 1):
+            chunk = words[i : i + size]
+            start = chunk[0][1]
+            end = chunk[-1][1] + len(chunk[-1][0])
+            if not free(start, end):
+                continue
+            phrase = text[start:end]
+            key = fold(phrase)
+            place = None
+            if size == 1 and len(phrase) == 3 and phrase.isalpha():
+                if phrase.upper() in CURRENCIES and not _known_code(catalogue, phrase):
+                    continue  # "2000 NOK" is money, not Xingu airport
+                if phrase.isupper() or (phrase.lower() not in NOT_CODES and _known_code(catalogue, phrase)):
+                    place = catalogue.resolve(phrase)
+            elif key in catalogue._names or (
+                size == 1 and key in catalogue._airport_by_city and len(key) > 3
+            ):
+                if key in AMBIGUOUS and not _locative_before(text, start):
+                    continue
+                place = catalogue.resolve(phrase)
+            if place is not None:
+                found.append(PlaceMention(place, phrase, start, end, None))
+                used.update(range(start, end))
+    # Misspellings of single-word city names ("Barcelonna", "Amsterdm").
+    singles = [k for k in catalogue._name_keys if " " not in k and len(k) >= 5]
+    for word, start in words:
+        end = start + len(word)
+        if len(word) < 5 or not free(start, end) or not word.isalpha():
+            continue
+        match = process.extractOne(fold(word), singles, scorer=fuzz.ratio, score_cutoff=86)
+        if match:
+            place = catalogue.resolve(match[0])
+            if place is not None:
+                found.append(PlaceMention(place, word, start, end, None))
+                used.update(range(start, end))
+    found.sort(key=lambda p: p.start)
+    # The same place named twice ("Paris ... in Paris") counts once, at its first mention.
+    unique: list[PlaceMention] = []
+    for p in found:
+        if all(p.place.city_code != q.place.city_code or p.place.code != q.place.code for q in unique):
+            unique.append(p)
+    return unique
+
+
+def _known_code(catalogue: LocationCatalogue, code: str) -> bool:
+    up = code.upper()
+    return catalogue.city(up) is not None or catalogue.city_of_airport(up) is not None
+
+
+def _locative_before(text: str, start: int) -> bool:
+    return bool(
+        re.search(r"\b(?:to|in|from|at|near|visit|around|of)\s+$", text[max(0, start - 12) : start], re.I)
+    )
+
+
+def _assign_roles(text: str, slots: Slots) -> None:
+    lowered = text.lower()
+    roles: list[str | None] = []
+    for p in slots.places:
+        before = lowered[max(0, p.start - 14) : p.start]
+        if _ORIGIN_MARK.search(before):
+            roles.append("origin")
+        elif _DEST_MARK.search(before):
+            roles.append("destination")
+        else:
+            roles.append(None)
+    # "LON-PAR", "London to Paris", "lon par": the first of a pair is the origin.
+    for i in range(len(slots.places) - 1):
+        a, b = slots.places[i], slots.places[i + 1]
+        glue = lowered[a.end : b.start]
+        if (_PAIR_GLUE.match(glue) or not glue.strip()) and roles[i] != "destination":
+            roles[i] = roles[i] or "origin"
+            roles[i + 1] = (
+                "destination" if roles[i + 1] is None or roles[i + 1] == "destination" else roles[i + 1]
+            )
+    if len(slots.places) == 2 and roles.count(None) == 1:
+        missing = roles.index(None)
+        roles[missing] = "destination" if "origin" in roles else "origin"
+    elif len(slots.places) == 2 and roles == [None, None]:
+        roles = ["origin", "destination"]
+    slots.places = [
+        PlaceMention(p.place, p.text, p.start, p.end, r) for p, r in zip(slots.places, roles, strict=True)
+    ]
+    origins = [p for p in slots.places if p.role == "origin"]
+    dests = [p for p in slots.places if p.role == "destination"]
+    slots.origin = origins[0] if origins else None
+    slots.destination = next(
+        (d for d in dests if not slots.origin or d.place.city_code != slots.origin.place.city_code), None
+    )
+    if slots.destination is None and len(slots.places) == 1 and slots.origin is None:
+        slots.destination = slots.places[0]
+
+
+def _travellers(lowered: str, slots: Slots) -> None:
+    adults = _ADULTS.search(lowered)
+    if adults:
+        slots.adults = number(adults.group(1))
+    elif _COUPLE.search(lowered):
+        slots.adults = 2
+    children = _CHILDREN.search(lowered)
+    if children:
+        slots.children = number(children.group(1))
+    infant = _INFANT.search(lowered)
+    if infant:
+        slots.infants = number(infant.group(1)) if infant.group(1) else 1
+    if slots.adults is None and (slots.children or slots.infants):
+        slots.adults = 1
+
+
+def _budget(text: str, slots: Slots) -> None:
+    for m in _BUDGET.finditer(text):
+        g = m.groups()
+        if g[0] is not None:
+            amount, k, currency = g[2], g[3], g[1] or g[4]
+        elif g[5] is not None:
+            amount, k, currency = g[6], None, g[5]
+        else:
+            amount, k, currency = g[7], None, g[8]
+        try:
+            value = float(amount.replace(",", ""))
+        except ValueError:
+            continue
+        if k:
+            value *= 1000
+        if value <= 0 or (currency is None and g[0] is None):
+            continue
+        slots.max_price = int(value)
+        slots.currency = _CURRENCY.get(currency.lower()) if currency else None
+        return

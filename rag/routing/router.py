@@ -1,0 +1,329 @@
+"""The router: for one message, whether to search documents, which tools to call, with which parameters.
+
+Layers, in order of authority:
+1. Commands (``/flights LON PAR 2027-05-05``) override everything.
+2. Negative keyword rules (population, history, definitions, "what did you find", and per tool, e.g.
+   climate for the weather tool) veto tools: such questions are answered from knowledge.
+3. A tool fires when its semantic score (message and its clauses against the tool's examples) reaches
+   the tool's fitted ``threshold``, or a lower ``keyword_threshold`` when one of its keywords matched.
+   A place name alone never fires a tool: it matches no keyword and scores low.
+4. An LLM classifier, when configured, decides the tools instead of layer 3 (rag.routing.llm); on a
+   timeout or a bad reply the layers above decide.
+Parameters come from the deterministic extractor; a tool whose required parameters are missing is
+reported in ``missing`` with a clarifying question, never called with guesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from connectors.locations import LocationCatalogue
+from rag.routing.config import RoutingConfig, ToolRoute, _compile
+from rag.routing.dates import DateOrder
+from rag.routing.extract import Slots, extract
+from rag.routing.semantic import NONE, SemanticRouter
+
+Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
+_COMMAND = re.compile(r"(?:^|\s)(/[a-z_]+)\b", re.IGNORECASE)
+_LOOKUP = re.compile(
+    r"\b(?:code|codes|airports?)\s+(?:for|of|in|at)\s+([^\W\d][\w' -]{1,40}?)(?:'s\b.*)?\s*\??$", re.I
+)
+_CLAUSE = re.compile(r"\s*(?:[,;&+]|\band\b|\balso\b|\bplus\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    name: str
+    params: dict[str, Any]
+    confidence: float
+    via: str  # command, keyword, semantic or llm
+
+
+@dataclass
+class RouteDecision:
+    use_rag: bool
+    tools: list[ToolChoice] = field(default_factory=list)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    clarify: str | None = None
+    slots: Slots | None = None
+
+    @property
+    def intended(self) -> set[str]:
+        """Every tool the message asks for: those to call and those waiting for parameters."""
+        return {t.name for t in self.tools} | set(self.missing)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "use_rag": self.use_rag,
+            "tools": [
+                {"name": t.name, "params": t.params, "confidence": round(t.confidence, 4), "via": t.via}
+                for t in self.tools
+            ],
+            "missing": self.missing,
+        }
+        if self.clarify:
+            out["clarify"] = self.clarify
+        return out
+
+
+@dataclass
+class Analysis:
+    """Everything the layers observed about a message; ``decide`` turns it into tools (pure)."""
+
+    text: str
+    slots: Slots
+    commands: list[tuple[str, str]]  # (command, rest of its segment)
+    keyword_hits: set[str]
+    negative: bool
+    tool_negative: set[str]
+    retrieval: bool
+    scores: dict[str, float]
+
+
+class IntentClassifier(Protocol):
+    async def classify(self, message: str) -> dict[str, dict[str, Any]] | None:
+        """Tool name -> arguments, or None when the classifier could not answer (fall back)."""
+        ...
+
+
+def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str, tuple[float, str]]:
+    """Tools to fire, with confidence and the layer that fired them, from an analysis. Pure."""
+    chosen: dict[str, tuple[float, str]] = {}
+    if a.negative:
+        return chosen
+    none = a.scores.get(NONE, 0.0)
+    for name, route in config.tools.items():
+        if name in a.tool_negative or any(slot_value(a.slots, s) is not None for s in route.absent):
+            continue
+        score = a.scores.get(name, 0.0)
+        if score - none < margin:
+            continue
+        keyword = name in a.keyword_hits
+        if score >= route.threshold:
+            chosen[name] = (score, "semantic")
+        elif keyword and score >= route.keyword_threshold:
+            chosen[name] = (score, "keyword")
+        elif (
+            keyword
+            and route.required
+            and all(build_params(route, a.slots, {}).get(p) is not None for p in route.required)
+        ):
+            chosen[name] = (score, "keyword")  # a complete request: the keyword and everything it needs
+        elif route.slots_suffice and all(slot_value(a.slots, s) is not None for s in route.slots_suffice):
+            chosen[name] = (score, "keyword")
+    for name in list(chosen):
+        for general in config.tools[name].suppresses:
+            chosen.pop(general, None)
+    return chosen
+
+
+class Router:
+    def __init__(
+        self,
+        config: RoutingConfig,
+        catalogue: LocationCatalogue,
+        embed: Embed,
+        semantic: SemanticRouter,
+        *,
+        today: Callable[[], dt.date],
+        date_order: DateOrder = "MDY",
+        margin: float = -1.0,
+        classifier: IntentClassifier | None = None,
+    ) -> None:
+        self.config = config
+        self.catalogue = catalogue
+        self._embed = embed
+        self.semantic = semantic
+        self._today = today
+        self._order = date_order
+        self.margin = margin
+        self._classifier = classifier
+        self._keywords = {name: t.keyword_patterns for name, t in config.tools.items()}
+        self._tool_negative = {name: t.negative_patterns for name, t in config.tools.items()}
+        self._negative = _compile(config.negative_keywords)
+        self._retrieval = _compile(config.retrieval_keywords)
+        self._commands = {t.command.lower(): name for name, t in config.tools.items() if t.command}
+
+    @classmethod
+    async def create(
+        cls,
+        config: RoutingConfig,
+        catalogue: LocationCatalogue,
+        embed: Embed,
+        **kwargs: Any,
+    ) -> Router:
+        """Embed every route's examples once."""
+        routes: dict[str, list[str]] = {name: t.examples for name, t in config.tools.items()}
+        routes[NONE] = config.none_examples
+        vectors = await embed([e for examples in routes.values() for e in examples])
+        offset = 0
+        embedded: dict[str, list[list[float]]] = {}
+        for name, examples in routes.items():
+            embedded[name] = vectors[offset : offset + len(examples)]
+            offset += len(examples)
+        return cls(config, catalogue, embed, SemanticRouter(embedded), **kwargs)
+
+    async def analyse(self, message: str, vector: list[float] | None = None) -> Analysis:
+        text = " ".join(message.split())
+        slots = extract(text, self.catalogue, self._today(), self._order)
+        commands = self._split_commands(text)
+        clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
+        to_embed = ([] if vector is not None else [text]) + clauses
+        vectors = ([vector] if vector is not None else []) + (await self._embed(to_embed) if to_embed else [])
+        return Analysis(
+            text=text,
+            slots=slots,
+            commands=commands,
+            keyword_hits={n for n, ps in self._keywords.items() if any(p.search(text) for p in ps)},
+            negative=any(p.search(text) for p in self._negative),
+            tool_negative={n for n, ps in self._tool_negative.items() if any(p.search(text) for p in ps)},
+            retrieval=any(p.search(text) for p in self._retrieval),
+            scores=self.semantic.scores(vectors),
+        )
+
+    async def route(self, message: str, vector: list[float] | None = None) -> RouteDecision:
+        classify = (
+            asyncio.create_task(self._classifier.classify(message)) if self._classifier is not None else None
+        )
+        a = await self.analyse(message, vector)
+        if a.commands:
+            if classify:
+                classify.cancel()
+            return self._route_commands(a)
+        chosen = decide(a, self.config, self.margin)
+        llm_args: dict[str, dict[str, Any]] = {}
+        if classify is not None:
+            answer = await classify
+            if answer is not None:
+                # The LLM decides which tools; negative rules still veto; the extractor's grounded values win.
+                chosen = {
+                    name: (max(a.scores.get(name, 0.0), 0.5), "llm")
+                    for name in answer
+                    if name in self.config.tools and not a.negative and name not in a.tool_negative
+                }
+                llm_args = answer
+        decision = RouteDecision(use_rag=True, slots=a.slots)
+        for name, (confidence, via) in chosen.items():
+            route = self.config.tools[name]
+            params = build_params(route, a.slots, llm_args.get(name, {}))
+            self._place(decision, name, route, params, confidence, via)
+        decision.clarify = self._clarify(decision.missing)
+        return decision
+
+    def _split_commands(self, text: str) -> list[tuple[str, str]]:
+        found = list(_COMMAND.finditer(text))
+        out = []
+        for i, m in enumerate(found):
+            end = found[i + 1].start() if i + 1 < len(found) else len(text)
+            rest = re.sub(r"^\s*(and|then|,)\s+|\s+(and|then|,)\s*$", "", text[m.end() : end].strip())
+            out.append((m.group(1).lower(), rest))
+        return out
+
+    def _route_commands(self, a: Analysis) -> RouteDecision:
+        decision = RouteDecision(use_rag=False, slots=a.slots)
+        unknown = []
+        for command, rest in a.commands:
+            name = self._commands.get(command)
+            if name is None:
+                unknown.append(command)
+                continue
+            route = self.config.tools[name]
+            slots = extract(rest, self.catalogue, self._today(), self._order)
+            params = build_params(route, slots, {})
+            _positional(route, rest, slots, params)
+            self._place(decision, name, route, params, 1.0, "command")
+        decision.clarify = self._clarify(decision.missing)
+        if unknown:
+            known = ", ".join(sorted(self._commands))
+            note = f"Unknown command {', '.join(unknown)}; commands are {known}."
+            decision.clarify = f"{note} {decision.clarify}" if decision.clarify else note
+        return decision
+
+    @staticmethod
+    def _place(
+        decision: RouteDecision,
+        name: str,
+        route: ToolRoute,
+        params: dict[str, Any],
+        confidence: float,
+        via: str,
+    ) -> None:
+        missing = [p for p in route.required if params.get(p) in (None, "")]
+        if missing:
+            decision.missing[name] = missing
+        else:
+            decision.tools.append(ToolChoice(name, params, confidence, via))
+
+    def _clarify(self, missing: Mapping[str, list[str]]) -> str | None:
+        if not missing:
+            return None
+        parts = []
+        for name, params in missing.items():
+            asks = [self.config.tools[name].ask[p] for p in params]
+            what = name.replace("_search", "").replace("_", " ")
+            joined = asks[0] if len(asks) == 1 else ", ".join(asks[:-1]) + " and " + asks[-1]
+            parts.append(f"For {what}, tell me {joined}.")
+        return " ".join(parts)
+
+
+def slot_value(slots: Slots, name: str) -> Any:
+    """The value of an extractor slot as a tool parameter (codes and ISO dates)."""
+    if name == "origin":
+        return slots.origin.place.code if slots.origin else None
+    if name == "destination":
+        return slots.destination.place.code if slots.destination else None
+    if name == "route_destination":
+        return slots.destination.place.code if slots.destination and slots.origin else None
+    if name == "origin_or_place":
+        only = slots.places[0] if len(slots.places) == 1 else None
+        p = slots.origin or only
+        return p.place.code if p else None
+    if name == "place":
+        return slots.place.place.code if slots.place else None
+    if name == "place_name":
+        return slots.place.place.city_name if slots.place else None
+    if name == "place_text":
+        if slots.place:
+            return slots.place.text
+        # "IATA code of Narita": a name the catalogue does not know is still worth looking up.
+        m = _LOOKUP.search(slots.text)
+        return m.group(1).strip() if m else None
+    if name == "start_date":
+        return slots.start_date.isoformat() if slots.start_date else None
+    if name == "end_date":
+        return slots.end_date.isoformat() if slots.end_date else None
+    if name == "nonstop":
+        return True if slots.nonstop else None
+    return getattr(slots, name)
+
+
+def build_params(route: ToolRoute, slots: Slots, llm_args: Mapping[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for param, slot in route.params.items():
+        value = slot_value(slots, slot)
+        if value is None and llm_args.get(param) not in (None, ""):
+            value = llm_args[param]
+        if value is not None:
+            params[param] = value
+    if "check_out" in params and "nights" in params:
+        params.pop("nights")  # the explicit date wins over a count
+    return params
+
+
+def _positional(route: ToolRoute, rest: str, slots: Slots, params: dict[str, Any]) -> None:
+    """Command arguments the extractor could not place: numbers in order, then free text for a name."""
+    numbers = [int(t) for t in rest.split() if t.isdigit()]
+    for arg in route.args:
+        if arg in params:
+            continue
+        if arg in ("nights", "max_price", "adults", "days") and numbers:
+            params[arg] = numbers.pop(0)
+        elif arg in ("city", "keyword") and rest:
+            words = [w for w in rest.split() if not w.isdigit() and not re.match(r"\d{4}-\d{2}-\d{2}", w)]
+            if words:
+                params[arg] = " ".join(words)
