@@ -53,15 +53,16 @@ def fit(router: Router, analyses: list[Analysis], expected: list[set[str]]) -> N
     grid = [round(0.20 + 0.02 * i, 2) for i in range(36)]
     for _ in range(3):
         for route in router.config.tools.values():
-            best = (-1.0, route.threshold, route.keyword_threshold)
+            scored: list[tuple[int, float, float]] = []
             for th in grid:
                 for kth in [g for g in grid if g <= th]:
                     route.threshold, route.keyword_threshold = th, kth
                     score = sum(predicted(router, a) == e for a, e in zip(analyses, expected, strict=True))
-                    # Ties go to the higher thresholds: fewer wrong calls.
-                    if score > best[0] or (score == best[0] and (th, kth) > (best[1], best[2])):
-                        best = (score, th, kth)
-            route.threshold, route.keyword_threshold = best[1], best[2]
+                    scored.append((score, th, kth))
+            # The middle of the best plateau: away from both edges, so small shifts in scores do not flip it.
+            top = max(s for s, _, _ in scored)
+            plateau = sorted((th, kth) for s, th, kth in scored if s == top)
+            route.threshold, route.keyword_threshold = plateau[len(plateau) // 2]
 
 
 def write_thresholds(router: Router, path: Path) -> None:

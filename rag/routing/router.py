@@ -114,8 +114,15 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
             and all(build_params(route, a.slots, {}).get(p) is not None for p in route.required)
         ):
             chosen[name] = (score, "keyword")  # a complete request: the keyword and everything it needs
-        elif route.slots_suffice and all(slot_value(a.slots, s) is not None for s in route.slots_suffice):
-            chosen[name] = (score, "keyword")
+    if not chosen:
+        # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
+        for name, route in config.tools.items():
+            if (
+                route.slots_suffice
+                and name not in a.tool_negative
+                and all(slot_value(a.slots, s) is not None for s in route.slots_suffice)
+            ):
+                chosen[name] = (a.scores.get(name, 0.0), "keyword")
     for name in list(chosen):
         for general in config.tools[name].suppresses:
             chosen.pop(general, None)

@@ -1,0 +1,47 @@
+"""POST /v1/route through the real app."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+async def api(aiohttp_client, make_settings):  # type: ignore[no-untyped-def]
+    from rag.web.app import create_app
+
+    return await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_ON_START="false")))
+
+
+async def test_route_shape(api) -> None:  # type: ignore[no-untyped-def]
+    resp = await api.post(
+        "/v1/route", json={"message": "hotel in Lisbon from July 10 for 3 nights", "user_id": "u1"}
+    )
+    assert resp.status == 200
+    body = await resp.json()
+    assert set(body) == {"use_rag", "tools", "missing"}
+    [tool] = body["tools"]
+    assert (
+        tool["name"] == "hotel_search" and tool["params"]["city"] == "LIS" and tool["params"]["nights"] == 3
+    )
+    assert set(tool) == {"name", "params", "confidence", "via"}
+    clarify = await (await api.post("/v1/route", json={"message": "book me a flight"})).json()
+    assert (
+        clarify["missing"] == {"flight_search": ["origin", "destination", "departure_date"]}
+        and clarify["clarify"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"", 400, "invalid_json"),
+        (b"{", 400, "invalid_json"),
+        (b'{"message": ""}', 422, "validation_error"),
+        (b'{"message": 5}', 422, "validation_error"),
+        (b'{"msg": "hi"}', 422, "validation_error"),
+        (b'{"message": "' + b"x" * 3000 + b'"}', 422, "validation_error"),
+    ],
+)
+async def test_bad_route_requests(api, body: bytes, status: int, code: str) -> None:  # type: ignore[no-untyped-def]
+    resp = await api.post("/v1/route", data=body)
+    assert resp.status == status and (await resp.json())["error"]["code"] == code

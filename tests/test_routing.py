@@ -1,0 +1,166 @@
+"""The router with the real query model: traps, several tools, commands, clarifying questions, config."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from connectors.locations import LocationCatalogue
+from connectors.tools import TOOLS
+from rag.embedding.onnx import OnnxEmbedder
+from rag.errors import ConfigError
+from rag.routing.config import DEFAULT_PATH, load_config
+from rag.routing.evaluation import report, split
+from rag.routing.router import Router
+from rag.settings import EmbeddingSettings
+
+TODAY = dt.date(2026, 11, 21)
+CAT = LocationCatalogue.load()
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def query_embedder() -> AsyncIterator[OnnxEmbedder]:
+    emb = await OnnxEmbedder.load(EmbeddingSettings())
+    yield emb
+    await emb.close()
+
+
+async def make_router(embedder: OnnxEmbedder, config: Any = None) -> Router:
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return await embedder.embed_documents(texts)
+
+    return await Router.create(config or load_config(known_tools=set(TOOLS)), CAT, embed, today=lambda: TODAY)
+
+
+async def test_the_issue_example(query_embedder: OnnxEmbedder) -> None:
+    router = await make_router(query_embedder)
+    d = await router.route("flights to Paris from NYC on June 2 and a hotel for 3 nights")
+    tools = {t.name: t for t in d.tools}
+    assert set(tools) == {"flight_search", "hotel_search"} and not d.missing
+    assert tools["flight_search"].params == {
+        "origin": "NYC",
+        "destination": "PAR",
+        "departure_date": "2027-06-02",
+    }
+    assert tools["hotel_search"].params == {"city": "PAR", "check_in": "2027-06-02", "nights": 3}
+    assert all(0 <= t.confidence <= 1 and t.via in {"keyword", "semantic"} for t in d.tools)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "How many people live in Moscow?",
+        "Paris",
+        "tokyo?",
+        "When was the Colosseum built?",
+        "what hotels did you find?",
+        "which was the cheapest flight you showed me",
+        "What's the weather like in Bali in August?",
+        "what's the best time to visit Kyoto",
+        "how early should I get to the airport",
+        "thanks!",
+    ],
+)
+async def test_traps_call_no_tool(query_embedder: OnnxEmbedder, message: str) -> None:
+    d = await (await make_router(query_embedder)).route(message)
+    assert d.tools == [] and d.missing == {} and d.use_rag
+
+
+async def test_missing_parameters_are_asked_not_guessed(query_embedder: OnnxEmbedder) -> None:
+    d = await (await make_router(query_embedder)).route("find me flights to Lisbon")
+    assert d.tools == [] and d.missing == {"flight_search": ["origin", "departure_date"]}
+    assert d.clarify and "flying from" in d.clarify and "date" in d.clarify
+    weather = await (await make_router(query_embedder)).route("what's the weather forecast tomorrow?")
+    assert weather.missing == {"weather_forecast": ["city"]} and "which place" in (weather.clarify or "")
+
+
+async def test_commands_override_everything(query_embedder: OnnxEmbedder) -> None:
+    router = await make_router(query_embedder)
+    d = await router.route("/flights LON PAR 2027-05-05")
+    assert [(t.name, t.params, t.via) for t in d.tools] == [
+        ("flight_search", {"origin": "LON", "destination": "PAR", "departure_date": "2027-05-05"}, "command")
+    ]
+    assert d.use_rag is False
+    hotels = await router.route("/hotels Rome 2027-06-02 3")
+    assert hotels.tools[0].params == {"city": "ROM", "check_in": "2027-06-02", "nights": 3}
+    weather = await router.route("/weather New York")
+    assert weather.tools[0].params["city"] == "New York"
+    both = await router.route("/weather Tokyo and /activities Kyoto")
+    assert {t.name for t in both.tools} == {"weather_forecast", "activity_search"}
+    unknown = await router.route("/teleport Mars")
+    assert unknown.tools == [] and "Unknown command /teleport" in (unknown.clarify or "")
+
+
+async def test_heldout_accuracy_meets_the_targets(query_embedder: OnnxEmbedder) -> None:
+    router = await make_router(query_embedder)
+    rows = [json.loads(x) for x in (DATA / "routing_dev.jsonl").open()]
+    held = [r for r in rows if split(r["text"]) == "holdout"]
+    pairs = [(set(r["expected_tools"]), (await router.route(r["text"])).intended) for r in held]
+    rep = report(pairs, TOOLS)
+    # Measured 0.966 and 1.000; the issue's targets are 0.95 and 0.97.
+    assert rep["exact_match"] >= 0.95 and rep["no_tool_left_alone"] >= 0.97, rep
+
+
+async def test_a_new_tool_needs_only_configuration(query_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    raw = yaml.safe_load(DEFAULT_PATH.read_text())
+    raw["tools"]["train_search"] = {
+        "description": "Search train tickets between two cities.",
+        "command": "/trains",
+        "keywords": [r"\btrains?\b|\brail\b"],
+        "examples": [
+            "train tickets from Paris to Lyon",
+            "find a train to Milan tomorrow",
+            "rail fares Berlin Munich",
+        ],
+        "required": ["origin", "destination"],
+        "params": {"origin": "origin", "destination": "destination", "date": "start_date"},
+        "ask": {"origin": "where you leave from", "destination": "where you are going"},
+    }
+    path = tmp_path / "routes.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    router = await make_router(query_embedder, load_config(path))
+    d = await router.route("book a train from Paris to Milan on May 4")
+    assert [(t.name, t.params["destination"]) for t in d.tools] == [("train_search", "MIL")]
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda r: r["tools"]["flight_search"].update(keywords=["(unclosed"]), "unterminated"),
+        (lambda r: r["tools"]["flight_search"]["params"].update(origin="nowhere"), "unknown extractor slots"),
+        (lambda r: r["tools"]["hotel_search"].update(required=["city", "pets"]), "no slot"),
+        (lambda r: r["tools"]["hotel_search"].update(command="hotels"), "must start with /"),
+        (lambda r: r["tools"]["hotel_search"].update(command="/flights"), "share a command"),
+        (lambda r: r["tools"]["hotel_search"].update(suppresses=["teleport"]), "unknown tools"),
+        (lambda r: r.pop("tools"), "tools"),
+    ],
+)
+def test_bad_configuration_is_refused_at_start(tmp_path: Path, change: Any, fragment: str) -> None:
+    raw = yaml.safe_load(DEFAULT_PATH.read_text())
+    change(raw)
+    path = tmp_path / "routes.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert fragment in info.value.message and str(path) in info.value.message
+
+
+def test_config_names_only_known_tools(tmp_path: Path) -> None:
+    raw = yaml.safe_load(DEFAULT_PATH.read_text())
+    raw["tools"]["teleport"] = raw["tools"]["weather_forecast"] | {"command": "/teleport"}
+    path = tmp_path / "routes.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="no such tools"):
+        load_config(path, known_tools=set(TOOLS))
