@@ -17,13 +17,13 @@ async def setup(aiohttp_client, aiohttp_server, make_settings):  # type: ignore[
     script = Script()
     server = await aiohttp_server(create_stub(script))
 
-    async def make(mode: str = "tools", timeout: str = "2") -> Any:
+    async def make(mode: str = "tools", budget: str = "2") -> Any:
         settings = make_settings(
             WAYFARER_INDEX__SEED_ON_START="false",
             WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
             WAYFARER_LLM__MODEL="stub",
             WAYFARER_ROUTING__LLM_MODE=mode,
-            WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS=timeout,
+            WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS=budget,
         )
         return await aiohttp_client(create_app(settings))
 
@@ -87,7 +87,7 @@ async def test_llm_cannot_override_a_negative_rule(setup) -> None:  # type: igno
 )
 async def test_failures_fall_back_to_the_other_layers(setup, reply: tuple[str, Any]) -> None:  # type: ignore[no-untyped-def]
     script, make = setup
-    client = await make("json" if reply[0] in ("text", "json") else "tools", timeout="1")
+    client = await make("json" if reply[0] in ("text", "json") else "tools", budget="1")
     script.replies = [reply]
     body = await route(client, "flights from London to Rome on 2027-05-05")
     assert [(t["name"], t["via"]) for t in body["tools"]] == [("flight_search", "keyword")]
