@@ -111,6 +111,29 @@ class ConnectorSettings(BaseModel):
     sandbox_faults: SandboxFaults = SandboxFaults()
 
 
+class LiveSettings(BaseModel):
+    """Self-ingestion of tool results."""
+
+    ingest: bool = True
+    top_n: int = Field(5, ge=1, le=50)
+    # Answer a repeated request from fresh ingested results instead of calling the provider.
+    cache: bool = True
+    # Seconds a result of each kind stays current (valid_until = fetched_at + this).
+    freshness: dict[str, int] = Field(
+        default_factory=lambda: {
+            "flight_offer": 3600,
+            "hotel_offer": 6 * 3600,
+            "weather": 3 * 3600,
+            "activity": 7 * 86400,
+            "location": 90 * 86400,
+            "inspiration": 6 * 3600,
+            "cheapest_date": 6 * 3600,
+        }
+    )
+    max_text_chars: int = Field(600, ge=50)
+    shutdown_grace_seconds: float = Field(5.0, ge=0)
+
+
 class RoutingSettings(BaseModel):
     # Tools, keywords, commands, examples and thresholds (rag/routing/routes.yaml by default).
     config: Path = ROUTES_PATH
@@ -144,6 +167,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     connectors: ConnectorSettings = ConnectorSettings()
     routing: RoutingSettings = RoutingSettings()
+    live: LiveSettings = LiveSettings()
     scheduler: SchedulerSettings = SchedulerSettings()
 
     @model_validator(mode="after")

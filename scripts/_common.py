@@ -7,6 +7,7 @@ import resource
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rag.embedding.base import SparseEncoder
 from rag.embedding.factory import create_embedder, create_sparse_encoder
@@ -67,3 +68,35 @@ async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIter
 
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@contextlib.asynccontextmanager
+async def serve_in_process(env: dict[str, str]) -> AsyncIterator[tuple[str, Any]]:
+    """The service on a loopback port in this process, with extra settings; yields (base URL, app)."""
+    import os
+    import tempfile
+
+    from aiohttp import web
+
+    from rag.web.app import create_app
+
+    saved = {k: os.environ.get(k) for k in env}
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update({"WAYFARER_SERVER__DATA_DIR": tmp, **env})
+        try:
+            app = create_app(Settings())
+            runner = web.AppRunner(app)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            try:
+                yield f"http://127.0.0.1:{port}", app
+            finally:
+                await runner.cleanup()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v

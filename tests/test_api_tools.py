@@ -90,3 +90,24 @@ async def test_upstream_failure_is_a_clear_error_and_the_service_recovers(api) -
     assert await error_code(resp, 429) == "provider_rate_limited"
     live.quota_exceeded = False
     assert (await api.post("/v1/tools/location_search", json={"keyword": "Rome"})).status == 200
+
+
+async def test_tool_results_are_learned_and_recalled_per_user(api) -> None:  # type: ignore[no-untyped-def]
+    body = {"city": "Porto", "check_in": ahead(15), "nights": 2}
+    first = await (await api.post("/v1/tools/hotel_search?user_id=ana", json=body)).json()
+    assert first["from_index"] is False and first["ingesting"] == 5
+    await api.app[keys.TASKS].drain()
+    again = await (await api.post("/v1/tools/hotel_search?user_id=ana", json=body)).json()
+    assert again["from_index"] is True and again["fetched_at"]
+    assert [r["id"] for r in again["results"]] == [r["id"] for r in first["results"][:5]]
+
+    recall = await (await api.post("/v1/recall", json={"user_id": "ana", "message": "what hotels did you find?"})).json()
+    assert recall["recall"] is True and len(recall["results"]) == 5
+    assert all(r["kind"] == "hotel_offer" and r["sandbox"] for r in recall["results"])
+    other = await (await api.post("/v1/recall", json={"user_id": "ben", "message": "what hotels did you find?"})).json()
+    assert other == {"recall": True, "results": []}
+
+    search = {"query": "hotel in Porto", "top_k": 10, "filters": {"kind": "hotel_offer"}}
+    mine = (await (await api.post("/v1/search", json={**search, "user_id": "ana"})).json())["results"]
+    assert mine and all(r["metadata"]["source"] == "live" for r in mine)
+    assert (await (await api.post("/v1/search", json={**search, "user_id": "ben"})).json())["results"] == []

@@ -103,6 +103,16 @@ class StoreContract:
         await store.delete_where(Filter(expired_at=now))
         assert await store.count() == 5
 
+    async def test_user_scope(self, store: VectorStore) -> None:
+        mine = point("mine", 0, "Paris hotel offer", user_scope="alice", kind="hotel_offer")
+        theirs = point("theirs", 0, "Paris hotel offer", user_scope="bob", kind="hotel_offer")
+        shared = point("shared", 0, "Paris hotel offer", user_scope="*", kind="hotel_offer")
+        await store.upsert([*DOCS, mine, theirs, shared])
+        hits = await store.search(axis(0), BM25.encode_query("Paris hotel"), 10, Filter(scope=("*", "alice")))
+        ids = {h.payload["document_id"] for h in hits}
+        assert {"mine", "shared", "paris"} <= ids and "theirs" not in ids
+        assert await store.count(Filter(scope=("*",))) == 5
+
     async def test_delete_and_delete_where(self, store: VectorStore) -> None:
         await store.upsert(DOCS)
         await store.delete([DOCS[0].id])

@@ -39,11 +39,14 @@ class Retriever:
         *,
         mode: SearchMode | None = None,
         now: float | None = None,
+        user_id: str | None = None,
     ) -> list[Hit]:
+        """Seed documents, shared live results, and this user's own live results; nothing expired."""
         mode = mode or self.mode
         dense = await self._embedder.embed_query(query)
         sparse = self._sparse.encode_query(query) if mode == "hybrid" else None
-        flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now)
+        scope = ("*", user_id) if user_id else ("*",)
+        flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now, scope=scope)
         hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
         return pool_by_document(hits, top_k, self.per_document, self.pooling)
 

@@ -13,7 +13,7 @@ SPARSE = "bm25"
 
 # Payload fields we filter by; each backend creates an index on them at start.
 KEYWORD_FIELDS = ("kind", "source", "city_norm", "country_code", "iata", "user_scope", "document_id")
-FLOAT_FIELDS = ("valid_until",)
+FLOAT_FIELDS = ("valid_until", "fetched_at")
 INTEGER_FIELDS = ("chunk_index",)
 
 FilterValue = str | int | bool
@@ -38,6 +38,8 @@ class Filter:
     equals: Mapping[str, FilterValue | Sequence[FilterValue]] = field(default_factory=dict)
     fresh_at: float | None = None
     expired_at: float | None = None  # only points with valid_until before this (for purging)
+    # Only points without a user_scope (documents) or with one of these (a user's own live results, "*").
+    scope: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

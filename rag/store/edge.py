@@ -199,4 +199,13 @@ def _filter(flt: Filter) -> qe.Filter:
         must_not.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.fresh_at)))
     if flt.expired_at is not None:
         must.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.expired_at)))
+    if flt.scope is not None:
+        must.append(
+            qe.Filter(
+                should=[
+                    qe.IsEmptyCondition("user_scope"),
+                    qe.FieldCondition("user_scope", match=qe.MatchAny(list(flt.scope))),
+                ]
+            )
+        )
     return qe.Filter(must=must or None, must_not=must_not or None)

@@ -201,4 +201,13 @@ def _filter(flt: Filter) -> models.Filter:
         must_not.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.fresh_at)))
     if flt.expired_at is not None:
         must.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.expired_at)))
+    if flt.scope is not None:
+        must.append(
+            models.Filter(
+                should=[
+                    models.IsEmptyCondition(is_empty=models.PayloadField(key="user_scope")),
+                    models.FieldCondition(key="user_scope", match=models.MatchAny(any=list(flt.scope))),
+                ]
+            )
+        )
     return models.Filter(must=must or None, must_not=must_not or None)

@@ -8,10 +8,13 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from connectors.factory import open_tools
+from rag.background import BackgroundTasks
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import seed_directory
 from rag.kv.factory import create_kv
+from rag.live.ingest import LiveIngestor
+from rag.live.service import ToolService
 from rag.retrieval.service import Retriever
 from rag.routing.factory import build_router
 from rag.settings import Settings
@@ -109,9 +112,27 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
 
 
+async def live_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Cache-aware tool calls whose results are ingested by tracked background tasks."""
+    settings = app[keys.SETTINGS]
+    tasks = BackgroundTasks()
+    tools = app[keys.TOOLS].tools
+    # Live results are short sentences: the one-thread int8 ONNX embedder writes them without taking the
+    # core that serves requests (torch would use both).
+    ingestor = LiveIngestor(
+        app[keys.STORE], app[keys.QUERY_EMBEDDER], app[keys.SPARSE], app[keys.KV], tools.catalogue, settings.live
+    )
+    app[keys.TASKS] = tasks
+    app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live)
+    yield
+    await tasks.close(settings.live.shutdown_grace_seconds)
+
+
 def create_app(settings: Settings) -> web.Application:
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.server.max_body_bytes)
     app[keys.SETTINGS] = settings
-    app.cleanup_ctx.extend([kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx])
+    app.cleanup_ctx.extend(
+        [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx]
+    )
     app.add_routes(routes)
     return app

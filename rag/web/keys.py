@@ -6,9 +6,11 @@ from aiohttp import web
 from openai import AsyncOpenAI
 
 from connectors.factory import ToolSession
+from rag.background import BackgroundTasks
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
+from rag.live.service import ToolService
 from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 from rag.settings import Settings
@@ -25,3 +27,5 @@ RETRIEVER = web.AppKey("retriever", Retriever)
 TOOLS = web.AppKey("tools", ToolSession)
 LLM = web.AppKey("llm", AsyncOpenAI)
 ROUTER = web.AppKey("router", Router)
+TASKS = web.AppKey("tasks", BackgroundTasks)
+TOOL_SERVICE = web.AppKey("tool_service", ToolService)

@@ -11,7 +11,14 @@ from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
-from rag.web.schemas import DocumentsRequest, RouteRequest, SearchRequest, read_body, read_json_object
+from rag.web.schemas import (
+    DocumentsRequest,
+    RecallRequest,
+    RouteRequest,
+    SearchRequest,
+    read_body,
+    read_json_object,
+)
 
 routes = web.RouteTableDef()
 
@@ -67,7 +74,9 @@ async def search(request: web.Request) -> web.Response:
     if f.source:
         equals["source"] = f.source
     mode: SearchMode | None = "dense" if body.mode == "dense" else "hybrid" if body.mode == "hybrid" else None
-    hits = await request.app[keys.RETRIEVER].search(body.query, body.top_k, equals, mode=mode)
+    hits = await request.app[keys.RETRIEVER].search(
+        body.query, body.top_k, equals, mode=mode, user_id=body.user_id
+    )
     results = [
         {
             "id": h.id,
@@ -89,8 +98,32 @@ async def list_tools(request: web.Request) -> web.Response:
 async def call_tool(request: web.Request) -> web.Response:
     """Call one travel tool by hand: the body is its parameters."""
     params = await read_json_object(request)
-    call = await request.app[keys.TOOLS].tools.call(request.match_info["name"], params)
-    return web.json_response(call.to_json())
+    user_id = request.query.get("user_id") or None
+    outcome = await request.app[keys.TOOL_SERVICE].call(request.match_info["name"], params, user_id)
+    return web.json_response(outcome.to_json())
+
+
+@routes.post("/v1/recall")
+async def recall(request: web.Request) -> web.Response:
+    """A user's earlier tool results that a "what did you find?" message asks about, newest first."""
+    body = await read_body(request, RecallRequest)
+    hits = await request.app[keys.TOOL_SERVICE].recall(body.message, body.user_id, body.limit)
+    return web.json_response(
+        {
+            "recall": hits is not None,
+            "results": [
+                {
+                    "id": h.id,
+                    "kind": h.payload.get("kind"),
+                    "text": h.payload.get("text", ""),
+                    "fetched_at": h.payload.get("fetched_at_iso"),
+                    "sandbox": h.payload.get("sandbox", False),
+                    "result": h.payload.get("result"),
+                }
+                for h in hits or []
+            ],
+        }
+    )
 
 
 @routes.post("/v1/route")

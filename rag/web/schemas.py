@@ -33,6 +33,13 @@ class SearchRequest(_Strict):
     top_k: int = Field(5, ge=1, le=50)
     filters: SearchFilters = SearchFilters()
     mode: Annotated[str, StringConstraints(pattern="^(hybrid|dense)$")] | None = None
+    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+
+
+class RecallRequest(_Strict):
+    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    limit: int = Field(5, ge=1, le=50)
 
 
 class RouteRequest(_Strict):

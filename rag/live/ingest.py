@@ -1,0 +1,234 @@
+"""Tool results into the index: one point per result identity and user scope, deduplicated through the KV store.
+
+Per result, ``live:<scope>:<identity>`` is claimed with set-if-absent and a TTL equal to the kind's
+freshness: the caller that claims it writes the point; a later caller with the same version skips it;
+one with a new version (a new price, a new forecast) updates the point in place. Point ids are uuid5 of
+scope and identity, never of an ordinal, a price or a time, so a result can never be stored twice.
+``req:<scope>:<tool>:<hash of params>`` lists the points a request produced, for answering it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from connectors.locations import LocationCatalogue
+from connectors.models import (
+    Activity,
+    CheapestDate,
+    FlightOffer,
+    HotelOffer,
+    Inspiration,
+    Location,
+    Result,
+    WeatherDay,
+)
+from connectors.params import ToolParams
+from connectors.tools import ToolCall
+from rag.embedding.base import Embedder, SparseEncoder
+from rag.ingest.documents import norm
+from rag.kv.base import KVStore
+from rag.settings import LiveSettings
+from rag.store.base import Filter, Hit, Point, VectorStore
+
+logger = logging.getLogger(__name__)
+
+LIVE_NAMESPACE = uuid.UUID("0b7a9c1e-4d2f-5e6a-8b9c-0d1e2f3a4b5c")
+KIND_MODELS: dict[str, type[Result]] = {
+    "flight_offer": FlightOffer,
+    "hotel_offer": HotelOffer,
+    "activity": Activity,
+    "location": Location,
+    "weather": WeatherDay,
+    "inspiration": Inspiration,
+    "cheapest_date": CheapestDate,
+}
+
+
+def live_point_id(scope: str, identity: str) -> str:
+    return str(uuid.uuid5(LIVE_NAMESPACE, f"{scope}|{identity}"))
+
+
+def request_key(scope: str, tool: str, params: ToolParams) -> str:
+    canonical = json.dumps(params.model_dump(mode="json"), sort_keys=True)
+    return f"req:{scope}:{tool}:{hashlib.sha256(canonical.encode()).hexdigest()[:32]}"
+
+
+def version(result: Result) -> str:
+    """What changes when the result changes (price, forecast), and nothing else."""
+    data = result.model_dump(mode="json", exclude={"fetched_at"})
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass
+class LiveCounts:
+    added: int = 0
+    updated: int = 0
+    skipped: int = 0
+
+
+class LiveIngestor:
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        kv: KVStore,
+        catalogue: LocationCatalogue,
+        settings: LiveSettings,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._sparse = sparse
+        self._kv = kv
+        self._catalogue = catalogue
+        self._settings = settings
+        self.totals = LiveCounts()
+
+    def ttl(self, kind: str) -> int:
+        return self._settings.freshness.get(kind, 3600)
+
+    async def ingest(self, call: ToolCall, scope: str, req_key: str) -> LiveCounts:
+        """Write the call's top results (deduplicated) and index the request; safe to run concurrently."""
+        counts = LiveCounts()
+        top = call.results[: self._settings.top_n]
+        to_write: list[tuple[Result, str]] = []
+        claimed: list[str] = []
+        for result in top:
+            key = f"live:{scope}:{result.identity}"
+            value = json.dumps({"version": version(result)})
+            ttl = self.ttl(result.kind)
+            if await self._kv.set_if_absent(key, value, ttl):
+                to_write.append((result, "added"))
+                claimed.append(key)
+                continue
+            existing = await self._kv.get(key)
+            if existing is not None and json.loads(existing).get("version") == version(result):
+                counts.skipped += 1
+                continue
+            await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
+            to_write.append((result, "updated"))
+        try:
+            await self._write(call.tool, scope, [r for r, _ in to_write])
+        except Exception:
+            for key in claimed:  # let the next caller write them
+                await self._kv.delete(key)
+            raise
+        counts.added = sum(1 for _, how in to_write if how == "added")
+        counts.updated = sum(1 for _, how in to_write if how == "updated")
+        if top:
+            index = {"ids": [live_point_id(scope, r.identity) for r in top], "fetched_at": time.time()}
+            await self._kv.set(req_key, json.dumps(index), min(self.ttl(r.kind) for r in top))
+        for field in ("added", "updated", "skipped"):
+            setattr(self.totals, field, getattr(self.totals, field) + getattr(counts, field))
+        logger.info("ingested %s results for %s: %s", call.tool, scope, counts)
+        return counts
+
+    async def _write(self, tool: str, scope: str, results: Sequence[Result]) -> None:
+        if not results:
+            return
+        texts = [self._text(r) for r in results]
+        vectors = await self._embedder.embed_documents(texts)
+        points = [
+            Point(
+                live_point_id(scope, r.identity),
+                vec,
+                self._sparse.encode_document(text),
+                self._payload(r, tool, scope, text),
+            )
+            for r, vec, text in zip(results, vectors, texts, strict=True)
+        ]
+        await self._store.upsert(points)
+
+    def _text(self, r: Result) -> str:
+        text = r.render()
+        description = getattr(r, "description", None)
+        if description:
+            text += f" Description from the provider: {description}"
+        if r.sandbox:
+            text += " (sandbox data, not a real offer)"
+        return text
+
+    def _payload(self, r: Result, tool: str, scope: str, text: str) -> dict[str, Any]:
+        fetched = r.fetched_at.timestamp()
+        payload: dict[str, Any] = {
+            "source": "live",
+            "kind": r.kind,
+            "tool": tool,
+            "provider": r.provider,
+            "sandbox": r.sandbox,
+            "fetched_at": fetched,
+            "fetched_at_iso": r.fetched_at.isoformat(),
+            "valid_until": fetched + self.ttl(r.kind),
+            "user_scope": scope,
+            "document_id": f"live:{r.identity}",
+            "identity": r.identity,
+            "title": text.split(".")[0][:120],
+            "text": text,
+            "result": r.model_dump(mode="json"),
+        }
+        if r.kind in ("inspiration", "cheapest_date"):
+            payload["indicative"] = True
+        price, currency = getattr(r, "price", None), getattr(r, "currency", None)
+        if price is not None:
+            payload["price"], payload["currency"] = price, currency
+        payload.update(self._geography(r))
+        return payload
+
+    def _geography(self, r: Result) -> dict[str, Any]:
+        codes: list[str] = []
+        city = None
+        if isinstance(r, FlightOffer):
+            codes = sorted(
+                {s.origin for it in r.itineraries for s in it.segments}
+                | {s.destination for it in r.itineraries for s in it.segments}
+            )
+            city = self._catalogue.city_of_airport(r.destination) or self._catalogue.city(r.destination)
+        elif isinstance(r, HotelOffer):
+            codes, city = [r.city_code], self._catalogue.city(r.city_code)
+        elif isinstance(r, Location):
+            codes = [c for c in (r.iata, r.city_code) if c]
+            city = self._catalogue.city(r.city_code or r.iata) or self._catalogue.city_of_airport(r.iata)
+        elif isinstance(r, Inspiration | CheapestDate):
+            codes, city = [r.origin, r.destination], self._catalogue.city(r.destination)
+        elif isinstance(r, Activity | WeatherDay) and r.latitude is not None and r.longitude is not None:
+            near, km = self._catalogue.nearest_city(r.latitude, r.longitude)
+            city = near if km < 60 else None
+        out: dict[str, Any] = {}
+        if codes:
+            out["iata"] = codes
+        if city is not None:
+            out.update(city=city.name, city_norm=norm(city.name), country_code=city.country_code)
+        return out
+
+    async def cached(self, req_key: str, now: float | None = None) -> list[Result] | None:
+        """The results of a recent identical request, if every one of them is still fresh."""
+        raw = await self._kv.get(req_key)
+        if raw is None:
+            return None
+        ids = json.loads(raw).get("ids") or []
+        hits = {h.id: h for h in await self._store.get(ids)}
+        now = time.time() if now is None else now
+        if not ids or any(i not in hits or float(hits[i].payload.get("valid_until", 0)) <= now for i in ids):
+            return None
+        return [KIND_MODELS[hits[i].payload["kind"]].model_validate(hits[i].payload["result"]) for i in ids]
+
+    async def recall(
+        self, scope: str, kinds: Sequence[str] | None = None, limit: int = 5, cheapest: bool = False
+    ) -> list[Hit]:
+        """This user's fresh ingested results, newest first (or cheapest first)."""
+        equals: dict[str, Any] = {"source": "live", "user_scope": scope}
+        if kinds:
+            equals["kind"] = list(kinds)
+        hits, _ = await self._store.scroll(Filter(equals=equals, fresh_at=time.time()), 500)
+        if cheapest:
+            hits.sort(key=lambda h: (h.payload.get("price") is None, h.payload.get("price") or 0.0))
+        else:
+            hits.sort(key=lambda h: -float(h.payload.get("fetched_at", 0)))
+        return hits[:limit]

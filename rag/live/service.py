@@ -1,0 +1,98 @@
+"""Tool calls as the service makes them: cache-aware, sanitized, ingested in the background, recallable."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from connectors.tools import ToolCall, ToolRunner
+from rag.background import BackgroundTasks
+from rag.live.ingest import LiveIngestor, request_key
+from rag.live.sanitize import clean_result
+from rag.settings import LiveSettings
+from rag.store.base import Hit
+
+logger = logging.getLogger(__name__)
+
+# Words in a recall question and the result kinds they ask about. Pure data.
+RECALL_KINDS = [
+    (re.compile(r"\bhotels?\b|\brooms?\b|\bstay\b|accommodation", re.I), "hotel_offer"),
+    (re.compile(r"\bflights?\b|\bfares?\b|\bplanes?\b", re.I), "flight_offer"),
+    (re.compile(r"\bactivit|\btours?\b|excursion|\bclass", re.I), "activity"),
+    (re.compile(r"\bweather\b|forecast|\brain\b", re.I), "weather"),
+    (re.compile(r"\bairports?\b|\bcodes?\b", re.I), "location"),
+    (re.compile(r"\bdestinations?\b|\bideas?\b", re.I), "inspiration"),
+    (re.compile(r"\bdates?\b|\bwhen\b", re.I), "cheapest_date"),
+]
+RECALL_QUESTION = re.compile(
+    r"(did|have) you (find|found|show|shown|give|suggest)|you (found|showed|gave|suggested|mentioned|listed)"
+    r"|(those|that|these|the) (\w+ )?(flights?|hotels?|results?|options?|offers?|tours?) (again|you)"
+    r"|(remind|tell) me (of|about) (that|the|those)|\bagain\b\??$|did you say",
+    re.I,
+)
+
+
+def recall_request(message: str) -> tuple[list[str], bool] | None:
+    """The result kinds a "what did you find" question is about, and whether it asks for the cheapest."""
+    if not RECALL_QUESTION.search(message):
+        return None
+    kinds = [kind for pattern, kind in RECALL_KINDS if pattern.search(message)]
+    return kinds, bool(re.search(r"\bcheap(est|er)?\b|\blowest\b", message, re.I))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    call: ToolCall
+    from_index: bool
+    ingesting: int  # results handed to background ingestion
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.call.to_json()
+        out.update(from_index=self.from_index, ingesting=self.ingesting)
+        if self.from_index and self.call.results:
+            out["fetched_at"] = min(r.fetched_at for r in self.call.results).isoformat()
+        return out
+
+
+class ToolService:
+    def __init__(
+        self, runner: ToolRunner, ingestor: LiveIngestor, tasks: BackgroundTasks, settings: LiveSettings
+    ) -> None:
+        self.runner = runner
+        self.ingestor = ingestor
+        self.tasks = tasks
+        self._settings = settings
+        self.provider_calls = 0
+        self.index_answers = 0
+
+    async def call(self, name: str, raw: Any, user_id: str | None = None) -> ToolOutcome:
+        params = self.runner.validate(name, raw)
+        scope = user_id or "*"
+        key = request_key(scope, name, params)
+        provider = self.runner._providers[name]
+        if self._settings.cache:
+            cached = await self.ingestor.cached(key)
+            if cached is not None:
+                self.index_answers += 1
+                return ToolOutcome(
+                    ToolCall(name, provider.name, provider.sandbox, params, cached, 0.0), True, 0
+                )
+        call = await self.runner.call(name, params)
+        self.provider_calls += 1
+        limit = self._settings.max_text_chars
+        call = replace(call, results=[clean_result(r, limit) for r in call.results])
+        ingesting = 0
+        if self._settings.ingest and call.results:
+            ingesting = min(self._settings.top_n, len(call.results))
+            self.tasks.spawn(self.ingestor.ingest(call, scope, key), name=f"ingest:{name}")
+        return ToolOutcome(call, False, ingesting)
+
+    async def recall(self, message: str, user_id: str | None, limit: int = 5) -> list[Hit] | None:
+        """This user's earlier results that a "what did you find" message asks about, or None."""
+        request = recall_request(message)
+        if request is None:
+            return None
+        kinds, cheapest = request
+        return await self.ingestor.recall(user_id or "*", kinds or None, limit, cheapest)
