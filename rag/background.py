@@ -33,6 +33,11 @@ class BackgroundTasks:
         else:
             self.completed += 1
 
+    def record_failure(self, what: str, exc: BaseException) -> None:
+        """A failure inside a long-running task that carries on (counted like a failed task)."""
+        self.failures += 1
+        logger.error("background work failed: %s: %s", what, exc, exc_info=exc)
+
     @property
     def pending(self) -> int:
         return len(self._tasks)

@@ -9,6 +9,7 @@ scope and identity, never of an ordinal, a price or a time, so a result can neve
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -31,7 +32,7 @@ from connectors.models import (
 )
 from connectors.params import ToolParams
 from connectors.tools import ToolCall
-from rag.embedding.base import Embedder, SparseEncoder
+from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.documents import norm
 from rag.kv.base import KVStore
 from rag.settings import LiveSettings
@@ -96,55 +97,67 @@ class LiveIngestor:
 
     async def ingest(self, call: ToolCall, scope: str, req_key: str) -> LiveCounts:
         """Write the call's top results (deduplicated) and index the request; safe to run concurrently."""
+        return await self.ingest_many([(call, scope, req_key)])
+
+    async def ingest_many(self, items: Sequence[tuple[ToolCall, str, str]]) -> LiveCounts:
+        """Several calls at once: one embedding batch and one upsert for all their new results."""
         counts = LiveCounts()
-        top = call.results[: self._settings.top_n]
-        to_write: list[tuple[Result, str]] = []
+        to_write: list[tuple[Result, str, str, str]] = []  # result, tool, scope, added|updated
         claimed: list[str] = []
-        for result in top:
-            key = f"live:{scope}:{result.identity}"
-            value = json.dumps({"version": version(result)})
-            ttl = self.ttl(result.kind)
-            if await self._kv.set_if_absent(key, value, ttl):
-                to_write.append((result, "added"))
-                claimed.append(key)
-                continue
-            existing = await self._kv.get(key)
-            if existing is not None and json.loads(existing).get("version") == version(result):
-                counts.skipped += 1
-                continue
-            await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
-            to_write.append((result, "updated"))
+        for call, scope, _ in items:
+            for result in call.results[: self._settings.top_n]:
+                key = f"live:{scope}:{result.identity}"
+                value = json.dumps({"version": version(result)})
+                ttl = self.ttl(result.kind)
+                if await self._kv.set_if_absent(key, value, ttl):
+                    to_write.append((result, call.tool, scope, "added"))
+                    claimed.append(key)
+                    continue
+                existing = await self._kv.get(key)
+                if existing is not None and json.loads(existing).get("version") == version(result):
+                    counts.skipped += 1
+                    continue
+                await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
+                to_write.append((result, call.tool, scope, "updated"))
         try:
-            await self._write(call.tool, scope, [r for r, _ in to_write])
+            await self._write([(r, tool, scope) for r, tool, scope, _ in to_write])
         except Exception:
             for key in claimed:  # let the next caller write them
                 await self._kv.delete(key)
             raise
-        counts.added = sum(1 for _, how in to_write if how == "added")
-        counts.updated = sum(1 for _, how in to_write if how == "updated")
-        if top:
-            index = {"ids": [live_point_id(scope, r.identity) for r in top], "fetched_at": time.time()}
-            await self._kv.set(req_key, json.dumps(index), min(self.ttl(r.kind) for r in top))
+        counts.added = sum(1 for *_, how in to_write if how == "added")
+        counts.updated = sum(1 for *_, how in to_write if how == "updated")
+        for call, scope, req_key in items:
+            top = call.results[: self._settings.top_n]
+            if top:
+                index = {"ids": [live_point_id(scope, r.identity) for r in top], "fetched_at": time.time()}
+                await self._kv.set(req_key, json.dumps(index), min(self.ttl(r.kind) for r in top))
         for field in ("added", "updated", "skipped"):
             setattr(self.totals, field, getattr(self.totals, field) + getattr(counts, field))
-        logger.info("ingested %s results for %s: %s", call.tool, scope, counts)
+        logger.info("ingested results of %d calls: %s", len(items), counts)
         return counts
 
-    async def _write(self, tool: str, scope: str, results: Sequence[Result]) -> None:
+    async def _write(self, results: Sequence[tuple[Result, str, str]]) -> None:
         if not results:
             return
-        texts = [self._text(r) for r in results]
+        # Rendering, BM25 and payloads are Python work: off the event loop, so requests keep flowing.
+        texts, sparse, payloads = await asyncio.to_thread(self._prepare, results)
         vectors = await self._embedder.embed_documents(texts)
         points = [
-            Point(
-                live_point_id(scope, r.identity),
-                vec,
-                self._sparse.encode_document(text),
-                self._payload(r, tool, scope, text),
-            )
-            for r, vec, text in zip(results, vectors, texts, strict=True)
+            Point(live_point_id(scope, r.identity), vec, sp, payload)
+            for (r, _, scope), vec, sp, payload in zip(results, vectors, sparse, payloads, strict=True)
         ]
         await self._store.upsert(points)
+
+    def _prepare(
+        self, results: Sequence[tuple[Result, str, str]]
+    ) -> tuple[list[str], list[SparseVector], list[dict[str, Any]]]:
+        texts = [self._text(r) for r, _, _ in results]
+        sparse = [self._sparse.encode_document(t) for t in texts]
+        payloads = [
+            self._payload(r, tool, scope, t) for (r, tool, scope), t in zip(results, texts, strict=True)
+        ]
+        return texts, sparse, payloads
 
     def _text(self, r: Result) -> str:
         text = r.render()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from dataclasses import dataclass, replace
@@ -56,6 +57,40 @@ class ToolOutcome:
         return out
 
 
+class IngestQueue:
+    """Finished calls wait here; one worker ingests everything queued together, a batch at a time.
+
+    Coalescing turns many small embedding calls and writes into a few larger ones, which takes much less
+    CPU from the requests being served than a task per call.
+    """
+
+    def __init__(self, ingestor: LiveIngestor, tasks: BackgroundTasks, max_calls: int = 8) -> None:
+        self._ingestor = ingestor
+        self._tasks = tasks
+        self._max_calls = max_calls
+        self._pending: list[tuple[ToolCall, str, str]] = []
+        self._running = False
+
+    def submit(self, call: ToolCall, scope: str, key: str) -> None:
+        self._pending.append((call, scope, key))
+        if not self._running:
+            self._running = True
+            self._tasks.spawn(self._run(), name="live-ingest")
+
+    async def _run(self) -> None:
+        try:
+            await asyncio.sleep(0)  # let the response that queued this go out first
+            while self._pending:
+                batch = self._pending[: self._max_calls]
+                del self._pending[: self._max_calls]
+                try:
+                    await self._ingestor.ingest_many(batch)
+                except Exception as exc:
+                    self._tasks.record_failure(f"ingesting {len(batch)} tool calls", exc)
+        finally:
+            self._running = False
+
+
 class ToolService:
     def __init__(
         self, runner: ToolRunner, ingestor: LiveIngestor, tasks: BackgroundTasks, settings: LiveSettings
@@ -63,6 +98,7 @@ class ToolService:
         self.runner = runner
         self.ingestor = ingestor
         self.tasks = tasks
+        self.queue = IngestQueue(ingestor, tasks)
         self._settings = settings
         self.provider_calls = 0
         self.index_answers = 0
@@ -86,7 +122,7 @@ class ToolService:
         ingesting = 0
         if self._settings.ingest and call.results:
             ingesting = min(self._settings.top_n, len(call.results))
-            self.tasks.spawn(self.ingestor.ingest(call, scope, key), name=f"ingest:{name}")
+            self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting)
 
     async def recall(self, message: str, user_id: str | None, limit: int = 5) -> list[Hit] | None:

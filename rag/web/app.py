@@ -120,7 +120,12 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
     # Live results are short sentences: the one-thread int8 ONNX embedder writes them without taking the
     # core that serves requests (torch would use both).
     ingestor = LiveIngestor(
-        app[keys.STORE], app[keys.QUERY_EMBEDDER], app[keys.SPARSE], app[keys.KV], tools.catalogue, settings.live
+        app[keys.STORE],
+        app[keys.QUERY_EMBEDDER],
+        app[keys.SPARSE],
+        app[keys.KV],
+        tools.catalogue,
+        settings.live,
     )
     app[keys.TASKS] = tasks
     app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live)
