@@ -20,6 +20,7 @@ from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import (
     Activity,
     CheapestDate,
+    FarePoint,
     FlightOffer,
     HotelOffer,
     Inspiration,
@@ -320,50 +321,51 @@ class AmadeusConnector:
             )
         return out[:limit]
 
-    async def _inspiration(self, p: FlightInspirationParams, limit: int) -> list[Inspiration]:
+    async def _inspiration(self, p: FlightInspirationParams, limit: int) -> list[FarePoint]:
         q = {"origin": p.origin, "oneWay": str(p.one_way).lower(), "nonStop": str(p.nonstop).lower()}
         if p.max_price:
             q["maxPrice"] = str(p.max_price)
-        if p.departure_date:
-            q["departureDate"] = p.departure_date.isoformat()
-        if p.duration_days and not p.one_way:
-            q["duration"] = str(p.duration_days)
-        body = await self._get("/v1/shopping/flight-destinations", q)
-        currency = (body.get("meta") or {}).get("currency") or "EUR"
-        now = _now()
-        out = [
-            Inspiration(
-                provider=self.name,
-                sandbox=self.sandbox,
-                fetched_at=now,
-                origin=d["origin"],
-                destination=d["destination"],
-                departure_date=dt.date.fromisoformat(d["departureDate"]),
-                return_date=dt.date.fromisoformat(d["returnDate"]) if d.get("returnDate") else None,
-                price=float(d["price"]["total"]),
-                currency=currency,
-            )
-            for d in body["data"]
-        ]
-        out.sort(key=lambda x: x.price)
-        return out[:limit]
+        return await self._fares(
+            "/v1/shopping/flight-destinations",
+            q,
+            p.departure_date,
+            p.duration_days,
+            p.one_way,
+            Inspiration,
+            limit,
+        )
 
-    async def _cheapest_dates(self, p: CheapestDatesParams, limit: int) -> list[CheapestDate]:
+    async def _cheapest_dates(self, p: CheapestDatesParams, limit: int) -> list[FarePoint]:
         q = {
             "origin": p.origin,
             "destination": p.destination,
             "oneWay": str(p.one_way).lower(),
             "nonStop": str(p.nonstop).lower(),
         }
-        if p.departure_date:
-            q["departureDate"] = p.departure_date.isoformat()
-        if p.duration_days and not p.one_way:
-            q["duration"] = str(p.duration_days)
-        body = await self._get("/v1/shopping/flight-dates", q)
+        return await self._fares(
+            "/v1/shopping/flight-dates", q, p.departure_date, p.duration_days, p.one_way, CheapestDate, limit
+        )
+
+    async def _fares(
+        self,
+        path: str,
+        q: dict[str, str],
+        departure: dt.date | None,
+        duration: int | None,
+        one_way: bool,
+        model: type[Inspiration] | type[CheapestDate],
+        limit: int,
+    ) -> list[FarePoint]:
+        """Flight destinations and flight dates answer in the same shape: cached, indicative fares."""
+        if departure:
+            q["departureDate"] = departure.isoformat()
+        if duration and not one_way:
+            q["duration"] = str(duration)
+        body = await self._get(path, q)
         currency = (body.get("meta") or {}).get("currency") or "EUR"
         now = _now()
         out = [
-            CheapestDate(
+            model(
                 provider=self.name,
                 sandbox=self.sandbox,
                 fetched_at=now,

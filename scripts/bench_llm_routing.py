@@ -45,7 +45,8 @@ def main() -> None:
         "--limit", type=int, default=60, help="messages to use (a local model takes seconds each)"
     )
     args = parser.parse_args()
-    rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()][: args.limit]
+    rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    rows = rows[:: max(1, len(rows) // args.limit)][: args.limit]  # spread over the whole file
     for label in ("rules only", f"rules + LLM ({args.mode})"):
         if label != "rules only":
             os.environ.update(

