@@ -364,7 +364,7 @@ class AmadeusConnector:
         body = await self._get(path, q)
         currency = (body.get("meta") or {}).get("currency") or "EUR"
         now = _now()
-        out = [
+        out: list[FarePoint] = [
             model(
                 provider=self.name,
                 sandbox=self.sandbox,
