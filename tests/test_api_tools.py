@@ -101,10 +101,14 @@ async def test_tool_results_are_learned_and_recalled_per_user(api) -> None:  # t
     assert again["from_index"] is True and again["fetched_at"]
     assert [r["id"] for r in again["results"]] == [r["id"] for r in first["results"][:5]]
 
-    recall = await (await api.post("/v1/recall", json={"user_id": "ana", "message": "what hotels did you find?"})).json()
+    recall = await (
+        await api.post("/v1/recall", json={"user_id": "ana", "message": "what hotels did you find?"})
+    ).json()
     assert recall["recall"] is True and len(recall["results"]) == 5
     assert all(r["kind"] == "hotel_offer" and r["sandbox"] for r in recall["results"])
-    other = await (await api.post("/v1/recall", json={"user_id": "ben", "message": "what hotels did you find?"})).json()
+    other = await (
+        await api.post("/v1/recall", json={"user_id": "ben", "message": "what hotels did you find?"})
+    ).json()
     assert other == {"recall": True, "results": []}
 
     search = {"query": "hotel in Porto", "top_k": 10, "filters": {"kind": "hotel_offer"}}

@@ -51,6 +51,8 @@ class RouteDecision:
     missing: dict[str, list[str]] = field(default_factory=dict)
     clarify: str | None = None
     slots: Slots | None = None
+    # Parameters found so far for the tools in ``missing`` (a conversation's trip state may complete them).
+    partial: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def intended(self) -> set[str]:
@@ -263,6 +265,7 @@ class Router:
         missing = [p for p in route.required if params.get(p) in (None, "")]
         if missing:
             decision.missing[name] = missing
+            decision.partial[name] = params
         else:
             decision.tools.append(ToolChoice(name, params, confidence, via))
 

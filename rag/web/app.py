@@ -9,6 +9,8 @@ from aiohttp import web
 
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
+from rag.chat.service import ChatService
+from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import seed_directory
@@ -20,6 +22,7 @@ from rag.routing.factory import build_router
 from rag.settings import Settings
 from rag.store.factory import create_store
 from rag.web import keys
+from rag.web.chat import routes as chat_routes
 from rag.web.middleware import error_middleware
 from rag.web.routes import routes
 
@@ -129,6 +132,13 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     app[keys.TASKS] = tasks
     app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live)
+    app[keys.CHAT] = ChatService(
+        SessionStore(app[keys.KV]),
+        app[keys.ROUTER],
+        app[keys.RETRIEVER],
+        app[keys.TOOL_SERVICE],
+        max_message_chars=settings.server.max_query_chars,
+    )
     yield
     await tasks.close(settings.live.shutdown_grace_seconds)
 
@@ -140,4 +150,5 @@ def create_app(settings: Settings) -> web.Application:
         [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx]
     )
     app.add_routes(routes)
+    app.add_routes(chat_routes)
     return app

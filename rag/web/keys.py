@@ -7,6 +7,7 @@ from openai import AsyncOpenAI
 
 from connectors.factory import ToolSession
 from rag.background import BackgroundTasks
+from rag.chat.service import ChatService
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
@@ -29,3 +30,4 @@ LLM = web.AppKey("llm", AsyncOpenAI)
 ROUTER = web.AppKey("router", Router)
 TASKS = web.AppKey("tasks", BackgroundTasks)
 TOOL_SERVICE = web.AppKey("tool_service", ToolService)
+CHAT = web.AppKey("chat", ChatService)

@@ -36,6 +36,11 @@ class SearchRequest(_Strict):
     user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
 
 
+class ChatRequest(_Strict):
+    user_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
 class RecallRequest(_Strict):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None

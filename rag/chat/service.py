@@ -1,0 +1,166 @@
+"""One chat message, end to end: history, trip state, retrieval and routing, tools, a streamed answer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from connectors.tools import TOOLS
+from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
+from rag.chat.sessions import SessionStore
+from rag.chat.trip import complete_params, update_trip
+from rag.errors import ValidationError, WayfarerError
+from rag.live.service import ToolOutcome, ToolService
+from rag.retrieval.service import Retriever
+from rag.routing.router import Router
+
+logger = logging.getLogger(__name__)
+
+RESULTS_SHOWN = 5
+
+
+class ChatService:
+    def __init__(
+        self,
+        sessions: SessionStore,
+        router: Router,
+        retriever: Retriever,
+        tools: ToolService,
+        *,
+        max_message_chars: int = 2000,
+        passages: int = 3,
+    ) -> None:
+        self.sessions = sessions
+        self._router = router
+        self._retriever = retriever
+        self._tools = tools
+        self._max_chars = max_message_chars
+        self._passages = passages
+
+    async def respond(self, user_id: str, text: str) -> AsyncIterator[dict[str, Any]]:
+        """Chunk events as the answer is produced, then the complete answer with sources and tool calls."""
+        text = " ".join(text.split())
+        if not text:
+            raise ValidationError("message: send some text")
+        if len(text) > self._max_chars:
+            raise ValidationError(f"message: at most {self._max_chars} characters")
+        await self.sessions.append(user_id, "user", text)
+        trip = await self.sessions.trip(user_id)
+        hits, decision = await asyncio.gather(
+            self._retriever.search(text, self._passages, user_id=user_id), self._router.route(text)
+        )
+        if decision.slots is not None:
+            trip = update_trip(trip, decision.slots)
+            await self.sessions.save_trip(user_id, trip)
+        recalled = await self._tools.recall(text, user_id)
+
+        calls = {t.name: t.params for t in decision.tools}
+        waiting: dict[str, list[str]] = {}
+        for name in decision.missing:
+            route = self._router.config.tools[name]
+            allowed = set(TOOLS[name].params.model_fields) if name in TOOLS else set(route.params)
+            params = complete_params(decision.partial.get(name, {}), route.required, allowed, trip)
+            gaps = [p for p in route.required if params.get(p) in (None, "")]
+            if gaps:
+                waiting[name] = gaps
+            else:
+                calls[name] = params
+        outcomes = await asyncio.gather(
+            *(self._tools.call(name, params, user_id) for name, params in calls.items()),
+            return_exceptions=True,
+        )
+        answers, tool_calls, live_sources = [], [], []
+        for (name, params), outcome in zip(calls.items(), outcomes, strict=True):
+            if isinstance(outcome, WayfarerError):
+                answers.append(ToolAnswer(name, error=outcome.message))
+                tool_calls.append(
+                    {
+                        "name": name,
+                        "params": params,
+                        "provider": None,
+                        "results": 0,
+                        "from_index": False,
+                        "ingested": 0,
+                        "error": outcome.code,
+                    }
+                )
+                continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+            answers.append(_answer(outcome))
+            tool_calls.append(_tool_call(outcome))
+            live_sources.extend(_live_sources(outcome))
+
+        passages = [passage_from_payload(h.id, h.payload) for h in hits]
+        answer = compose(
+            text,
+            passages,
+            answers,
+            self._router._clarify(waiting) if waiting else None,
+            [h.payload.get("text", "") for h in recalled] if recalled is not None else None,
+        )
+        for piece in chunks(answer.text):
+            yield {"type": "response", "text": piece, "chunk": True}
+        sources = [_doc_source(hits[i].id, hits[i].payload) for i in answer.cited]
+        sources += [_doc_source(h.id, h.payload) for h in recalled or []]
+        sources += live_sources
+        await self.sessions.append(user_id, "assistant", answer.text, sources=[s["id"] for s in sources])
+        yield {
+            "type": "response",
+            "text": answer.text,
+            "complete": True,
+            "sources": sources,
+            "tool_calls": tool_calls,
+        }
+
+
+def _answer(o: ToolOutcome) -> ToolAnswer:
+    results = o.call.results[:RESULTS_SHOWN]
+    fetched = min((r.fetched_at for r in results), default=None)
+    return ToolAnswer(
+        o.call.tool,
+        [r.render() for r in results],
+        sandbox=o.call.sandbox,
+        indicative=any(getattr(r, "indicative", False) for r in results),
+        from_index=o.from_index,
+        fetched_at=fetched.strftime("%Y-%m-%d %H:%M UTC") if fetched else None,
+    )
+
+
+def _tool_call(o: ToolOutcome) -> dict[str, Any]:
+    return {
+        "name": o.call.tool,
+        "params": o.call.params.model_dump(mode="json", exclude_none=True),
+        "provider": o.call.provider,
+        "results": len(o.call.results),
+        "from_index": o.from_index,
+        "ingested": o.ingesting,
+    }
+
+
+def _live_sources(o: ToolOutcome) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": r.identity,
+            "kind": r.kind,
+            "title": r.render()[:100],
+            "source": "live",
+            "fetched_at": r.fetched_at.isoformat(),
+        }
+        for r in o.call.results[:RESULTS_SHOWN]
+    ]
+
+
+def _doc_source(point_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    live = payload.get("source") == "live"
+    source = {
+        "id": str(payload.get("identity") if live else payload.get("document_id", point_id)),
+        "kind": str(payload.get("kind", "document")) if live else "document",
+        "title": str(payload.get("heading") or payload.get("title", "")),
+        "source": str(payload.get("source", "")),
+    }
+    if live and payload.get("fetched_at_iso"):
+        source["fetched_at"] = payload["fetched_at_iso"]
+    return source

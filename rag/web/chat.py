@@ -1,0 +1,107 @@
+"""The chat over HTTP and WebSocket, and the sessions endpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from rag.errors import WayfarerError
+from rag.web import keys
+from rag.web.middleware import error_body
+from rag.web.schemas import ChatRequest, read_body
+
+logger = logging.getLogger(__name__)
+routes = web.RouteTableDef()
+
+
+@routes.post("/v1/chat")
+async def chat(request: web.Request) -> web.Response:
+    body = await read_body(request, ChatRequest)
+    final: dict[str, Any] = {}
+    async for event in request.app[keys.CHAT].respond(body.user_id, body.message):
+        if event.get("complete"):
+            final = event
+    return web.json_response(final)
+
+
+@routes.get("/v1/sessions/{user_id}")
+async def session(request: web.Request) -> web.Response:
+    user_id = request.match_info["user_id"]
+    sessions = request.app[keys.CHAT].sessions
+    trip = await sessions.trip(user_id)
+    history = await sessions.history(user_id)
+    return web.json_response(
+        {
+            "user_id": user_id,
+            "trip": trip.model_dump(mode="json", exclude_none=True),
+            "history": history[-20:],
+        }
+    )
+
+
+@routes.delete("/v1/sessions/{user_id}")
+async def forget(request: web.Request) -> web.Response:
+    forgotten = await request.app[keys.CHAT].sessions.forget(request.match_info["user_id"])
+    return web.json_response({"forgotten": forgotten})
+
+
+@routes.get("/v1/ws")
+async def websocket(request: web.Request) -> web.StreamResponse:
+    """Messages in, streamed answers out; errors are frames and the connection stays usable."""
+    user_id = request.query.get("user_id", "").strip()
+    if not user_id or len(user_id) > 200:
+        raise web.HTTPBadRequest(reason="give ?user_id= (1 to 200 characters)")
+    limit = request.app[keys.SETTINGS].server.max_query_chars
+    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
+    await ws.prepare(request)
+    current: asyncio.Task[None] | None = None
+    try:
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                if msg.type == WSMsgType.BINARY:
+                    await _error(ws, "invalid_frame", "send JSON text frames")
+                continue
+            try:
+                frame = json.loads(msg.data)
+            except json.JSONDecodeError:
+                await _error(ws, "invalid_json", "the frame is not valid JSON")
+                continue
+            if not isinstance(frame, dict) or frame.get("type") != "message":
+                await _error(ws, "unknown_frame_type", 'send {"type": "message", "text": "..."}')
+                continue
+            if not isinstance(frame.get("text"), str):
+                await _error(ws, "validation_error", "text: a string is required")
+                continue
+            if current is not None and not current.done():
+                await _error(ws, "busy", "wait for the answer to the previous message")
+                continue
+            current = asyncio.create_task(_answer(ws, request.app, user_id, frame["text"]))
+    finally:
+        if current is not None and not current.done():
+            current.cancel()  # the client went away: stop generating
+            with contextlib.suppress(asyncio.CancelledError):
+                await current
+    return ws
+
+
+async def _answer(ws: web.WebSocketResponse, app: web.Application, user_id: str, text: str) -> None:
+    try:
+        async for event in app[keys.CHAT].respond(user_id, text):
+            await ws.send_json(event)
+    except WayfarerError as exc:
+        await _error(ws, exc.code, exc.message)
+    except ConnectionResetError:
+        return
+    except Exception:
+        logger.exception("chat message failed")
+        await _error(ws, "internal_error", "internal error")
+
+
+async def _error(ws: web.WebSocketResponse, code: str, message: str) -> None:
+    if not ws.closed:
+        await ws.send_json({"type": "error", **error_body(code, message)})

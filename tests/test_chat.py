@@ -1,0 +1,114 @@
+"""The chat through the real app: REST, WebSocket, trip state across turns, sessions, errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from connectors.sandbox.app import FAULTS
+from rag.web import keys
+
+
+def ahead(days: int) -> dt.date:
+    return dt.datetime.now(dt.UTC).date() + dt.timedelta(days=days)
+
+
+async def say(client: Any, user: str, message: str) -> dict[str, Any]:
+    resp = await client.post("/v1/chat", json={"user_id": user, "message": message})
+    assert resp.status == 200, await resp.text()
+    return dict(await resp.json())
+
+
+async def test_knowledge_question_cites_the_guides(client) -> None:  # type: ignore[no-untyped-def]
+    body = await say(client, "kim", "What should I pack for a humid tropical trip?")
+    assert body["complete"] is True and body["tool_calls"] == []
+    assert body["sources"] and body["sources"][0] == {
+        "id": "topics/packing-by-climate",
+        "kind": "document",
+        "title": body["sources"][0]["title"],
+        "source": "seed",
+    }
+    assert "[1]" in body["text"] and "Sources: [1]" in body["text"]
+
+
+async def test_flight_then_a_hotel_there_for_those_dates(client) -> None:  # type: ignore[no-untyped-def]
+    day = ahead(40)
+    first = await say(client, "lee", f"Find flights from London to Tokyo on {day.isoformat()}")
+    [call] = first["tool_calls"]
+    assert call["name"] == "flight_search" and call["provider"] == "amadeus" and call["results"] > 0
+    assert call["from_index"] is False and call["ingested"] == min(5, call["results"])
+    assert any(
+        s["kind"] == "flight_offer" and s["source"] == "live" and s["fetched_at"] for s in first["sources"]
+    )
+    assert "offline sandbox" in first["text"] and "not real fares" in first["text"]
+
+    second = await say(client, "lee", "and a hotel there for 3 nights")
+    [hotel] = second["tool_calls"]
+    assert hotel["name"] == "hotel_search"
+    assert hotel["params"]["city"] == "TYO" and hotel["params"]["check_in"] == day.isoformat()
+    assert hotel["params"]["check_out"] == (day + dt.timedelta(days=3)).isoformat()
+
+    session = await (await client.get("/v1/sessions/lee")).json()
+    assert session["trip"]["destination"] == "TYO" and session["trip"]["origin"] == "LON"
+    assert [t["role"] for t in session["history"]] == ["user", "assistant", "user", "assistant"]
+    assert (await (await client.get("/v1/sessions/someone-else")).json())["trip"] == {}
+    assert (await (await client.delete("/v1/sessions/lee")).json()) == {"forgotten": True}
+    assert (await (await client.get("/v1/sessions/lee")).json())["history"] == []
+
+
+async def test_recall_answers_from_what_was_found(client) -> None:  # type: ignore[no-untyped-def]
+    await say(client, "max", f"hotel in Lisbon from {ahead(20).isoformat()} for 2 nights")
+    await client.app[keys.TASKS].drain()
+    body = await say(client, "max", "what hotels did you find?")
+    assert body["tool_calls"] == [] and "earlier" in body["text"]
+    assert body["sources"] and all(s["kind"] == "hotel_offer" for s in body["sources"])
+    other = await say(client, "nia", "what hotels did you find?")
+    assert other["sources"] == [] and "no earlier results" in other["text"]
+
+
+async def test_missing_details_get_a_question(client) -> None:  # type: ignore[no-untyped-def]
+    body = await say(client, "oli", "book me a flight to Paris")
+    assert body["tool_calls"] == [] and "flying from" in body["text"]
+
+
+async def test_a_failing_provider_is_told_not_crashed(client) -> None:  # type: ignore[no-untyped-def]
+    faults = client.app[keys.TOOLS].sandbox_runner.app[FAULTS]
+    faults.error_rate = 1.0
+    try:
+        body = await say(client, "pat", f"flights from Paris to Rome on {ahead(30).isoformat()}")
+    finally:
+        faults.error_rate = 0.0
+    [call] = body["tool_calls"]
+    assert call["error"] == "provider_unavailable" and "couldn't get flights" in body["text"]
+
+
+async def test_websocket_streams_and_survives_bad_frames(client) -> None:  # type: ignore[no-untyped-def]
+    async with client.ws_connect("/v1/ws?user_id=quinn") as ws:
+        await ws.send_str("{not json")
+        assert (await ws.receive_json())["error"]["code"] == "invalid_json"
+        await ws.send_json({"type": "ping"})
+        assert (await ws.receive_json())["error"]["code"] == "unknown_frame_type"
+        await ws.send_json({"type": "message", "text": "x" * 5000})
+        assert (await ws.receive_json())["error"]["code"] == "validation_error"
+        await ws.send_json({"type": "message", "text": "Where should I stay in Lisbon?"})
+        pieces = []
+        while True:
+            frame = await ws.receive_json(timeout=60)
+            if frame.get("complete"):
+                break
+            assert frame == {"type": "response", "text": frame["text"], "chunk": True}
+            pieces.append(frame["text"])
+        assert len(pieces) > 1 and "".join(pieces) == frame["text"]
+        assert frame["sources"] and frame["tool_calls"] == []
+    resp = await client.get("/v1/ws")
+    assert resp.status == 400
+
+
+async def test_bad_chat_requests(client) -> None:  # type: ignore[no-untyped-def]
+    for body, code in (
+        (b"{", "invalid_json"),
+        (b'{"user_id": "u"}', "validation_error"),
+        (b'{"user_id": "u", "message": "   "}', "validation_error"),
+    ):
+        resp = await client.post("/v1/chat", data=body)
+        assert resp.status in (400, 422) and (await resp.json())["error"]["code"] == code
