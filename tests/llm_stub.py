@@ -56,8 +56,30 @@ async def chat(request: web.Request) -> web.Response:
             for i, (name, args) in enumerate(value.items())
         ]
         return web.json_response(completion({"role": "assistant", "content": None, "tool_calls": calls}))
+    if kind in ("stream", "broken_stream"):
+        return await stream(request, value, broken=kind == "broken_stream")
     content = json.dumps(value) if kind == "json" else value
     return web.json_response(completion({"role": "assistant", "content": content}))
+
+
+async def stream(request: web.Request, text: str, broken: bool) -> web.StreamResponse:
+    """Server-sent events as OpenAI streams them: one delta a word, then [DONE] (or a cut connection)."""
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await resp.prepare(request)
+    for i, word in enumerate(text.split(" ")):
+        if broken and i == 2:
+            await resp.write(b"data: {not json\n\n")
+            return resp
+        delta = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "stub",
+            "choices": [{"index": 0, "delta": {"content": (" " if i else "") + word}, "finish_reason": None}],
+        }
+        await resp.write(f"data: {json.dumps(delta)}\n\n".encode())
+    await resp.write(b"data: [DONE]\n\n")
+    return resp
 
 
 def create_stub(script: Script) -> web.Application:

@@ -9,6 +9,7 @@ from typing import Any
 
 from connectors.tools import TOOLS
 from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
+from rag.chat.generate import LLMWriter, render_data
 from rag.chat.sessions import SessionStore
 from rag.chat.trip import complete_params, update_trip
 from rag.errors import ValidationError, WayfarerError
@@ -31,7 +32,9 @@ class ChatService:
         *,
         max_message_chars: int = 2000,
         passages: int = 3,
+        writer: LLMWriter | None = None,
     ) -> None:
+        self._writer = writer
         self.sessions = sessions
         self._router = router
         self._retriever = retriever
@@ -94,26 +97,62 @@ class ChatService:
             live_sources.extend(_live_sources(outcome))
 
         passages = [passage_from_payload(h.id, h.payload) for h in hits]
-        answer = compose(
-            text,
-            passages,
-            answers,
-            self._router._clarify(waiting) if waiting else None,
-            [h.payload.get("text", "") for h in recalled] if recalled is not None else None,
-        )
-        for piece in chunks(answer.text):
-            yield {"type": "response", "text": piece, "chunk": True}
-        sources = [_doc_source(hits[i].id, hits[i].payload) for i in answer.cited]
+        recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
+        clarify = self._router._clarify(waiting) if waiting else None
+        answer = compose(text, passages, answers, clarify, recalled_texts)
+        full = answer.text
+        cited = answer.cited
+        written = None
+        if self._writer is not None:
+            written = await self._write(
+                trip.model_dump(mode="json", exclude_none=True), user_id, passages, answers, recalled_texts
+            )
+        if written is not None:
+            pieces, full = written
+            cited = list(range(len(passages)))
+            if clarify:
+                pieces.append("\n" + clarify)
+                full += "\n" + clarify
+            for piece in pieces:
+                yield {"type": "response", "text": piece, "chunk": True}
+        else:
+            for piece in chunks(full):
+                yield {"type": "response", "text": piece, "chunk": True}
+        sources = [_doc_source(hits[i].id, hits[i].payload) for i in cited]
         sources += [_doc_source(h.id, h.payload) for h in recalled or []]
         sources += live_sources
-        await self.sessions.append(user_id, "assistant", answer.text, sources=[s["id"] for s in sources])
+        await self.sessions.append(user_id, "assistant", full, sources=[s["id"] for s in sources])
         yield {
             "type": "response",
-            "text": answer.text,
+            "text": full,
             "complete": True,
             "sources": sources,
             "tool_calls": tool_calls,
         }
+
+    async def _write(
+        self,
+        trip: dict[str, Any],
+        user_id: str,
+        passages: list[Any],
+        answers: list[ToolAnswer],
+        recalled: list[str] | None,
+    ) -> tuple[list[str], str] | None:
+        """The model's answer as streamed pieces, or None (then the composer answers) on any failure."""
+        assert self._writer is not None
+        system = self._writer.system_prompt(trip, render_data(passages, answers, recalled))
+        history = await self.sessions.history(user_id)
+        pieces: list[str] = []
+        try:
+            async for piece in self._writer.stream(system, history):
+                pieces.append(piece)
+        except Exception as exc:  # timeouts, HTTP errors, broken streams: the composer answers instead
+            logger.warning(
+                "LLM answer failed (%s: %s); using the extractive composer", type(exc).__name__, exc
+            )
+            return None
+        full = "".join(pieces).strip()
+        return (pieces, full) if full else None
 
 
 def _answer(o: ToolOutcome) -> ToolAnswer:

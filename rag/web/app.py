@@ -9,6 +9,7 @@ from aiohttp import web
 
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
+from rag.chat.generate import LLMWriter
 from rag.chat.service import ChatService
 from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
@@ -138,6 +139,13 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         app[keys.RETRIEVER],
         app[keys.TOOL_SERVICE],
         max_message_chars=settings.server.max_query_chars,
+        writer=(
+            LLMWriter(
+                app[keys.LLM], settings.llm.model, today=settings.today, timeout=settings.llm.timeout_seconds
+            )
+            if keys.LLM in app and settings.llm.model
+            else None
+        ),
     )
     yield
     await tasks.close(settings.live.shutdown_grace_seconds)
