@@ -84,10 +84,19 @@ class LocationCatalogue:
             ):
                 by_city[key] = code
         self._airport_by_city = by_city
+        self.single_word_names = tuple(k for k in self._name_keys if " " not in k and len(k) >= 5)
 
     @classmethod
     def load(cls, path: Path = CITIES_PATH) -> LocationCatalogue:
         return _load(path)
+
+    def is_name(self, folded: str) -> bool:
+        """Whether a folded name (see ``fold``) is a catalogue city's name or alias."""
+        return folded in self._names
+
+    def is_airport_city(self, folded: str) -> bool:
+        """Whether a folded name is a city known only through its airport ("bergen")."""
+        return folded in self._airport_by_city
 
     def city(self, code: str) -> City | None:
         return self._by_code.get(code.upper())

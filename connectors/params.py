@@ -8,10 +8,18 @@ model always holds codes the providers accept.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pycountry
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from connectors.locations import LocationCatalogue, Place
@@ -60,6 +68,7 @@ def check_currency(value: str | None) -> str | None:
     return code
 
 
+Currency = Annotated[str | None, AfterValidator(check_currency)]
 Cabin = Literal["ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"]
 LOCATION = "a city or airport: a name ('London') or an IATA code ('LON', 'LHR')"
 
@@ -75,7 +84,7 @@ class FlightSearchParams(ToolParams):
     cabin: Cabin = Field("ECONOMY", description="Cabin class")
     nonstop: bool = Field(False, description="Only direct flights")
     max_price: int | None = Field(None, gt=0, description="Highest total price")
-    currency: str | None = Field(None, description="ISO 4217 currency code for prices, e.g. EUR")
+    currency: Currency = Field(None, description="ISO 4217 currency code for prices, e.g. EUR")
 
     @field_validator("origin", "destination")
     @classmethod
@@ -86,11 +95,6 @@ class FlightSearchParams(ToolParams):
     @classmethod
     def _departure(cls, v: dt.date, info: ValidationInfo) -> dt.date:
         return check_future(v, info, "departure_date")
-
-    @field_validator("currency")
-    @classmethod
-    def _currency(cls, v: str | None) -> str | None:
-        return check_currency(v)
 
     @model_validator(mode="after")
     def _combination(self, info: ValidationInfo) -> FlightSearchParams:
@@ -117,7 +121,7 @@ class HotelSearchParams(ToolParams):
     adults: int = Field(1, ge=1, le=9, description="Guests per room")
     rooms: int = Field(1, ge=1, le=9, description="Number of rooms")
     max_price: int | None = Field(None, gt=0, description="Highest total price for the stay")
-    currency: str | None = Field(None, description="ISO 4217 currency code for prices")
+    currency: Currency = Field(None, description="ISO 4217 currency code for prices")
 
     @field_validator("city")
     @classmethod
@@ -128,11 +132,6 @@ class HotelSearchParams(ToolParams):
     @classmethod
     def _check_in(cls, v: dt.date, info: ValidationInfo) -> dt.date:
         return check_future(v, info, "check_in")
-
-    @field_validator("currency")
-    @classmethod
-    def _currency(cls, v: str | None) -> str | None:
-        return check_currency(v)
 
     @model_validator(mode="after")
     def _stay(self) -> HotelSearchParams:

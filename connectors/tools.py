@@ -132,6 +132,10 @@ class ToolRunner:
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self._max_results = max_results
 
+    def provider(self, name: str) -> Provider:
+        """The provider configured for a tool."""
+        return self._providers[name]
+
     def describe(self) -> list[dict[str, Any]]:
         return [
             {

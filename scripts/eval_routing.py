@@ -46,26 +46,11 @@ async def evaluate(
 
 
 async def in_process(rows: list[dict[str, Any]]) -> tuple[list[tuple[set[str], set[str]]], list[float]]:
-    import os
-    import tempfile
+    """The service on the embedded defaults in this process (no seeding: routing does not need it)."""
+    from scripts._common import serve_in_process
 
-    from aiohttp import web
-
-    from rag.settings import Settings
-    from rag.web.app import create_app
-
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ.setdefault("WAYFARER_INDEX__SEED_ON_START", "false")
-        os.environ["WAYFARER_SERVER__DATA_DIR"] = tmp
-        runner = web.AppRunner(create_app(Settings()))
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        try:
-            return await evaluate(f"http://127.0.0.1:{port}", rows)
-        finally:
-            await runner.cleanup()
+    async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false"}) as (url, _):
+        return await evaluate(url, rows)
 
 
 def main() -> None:

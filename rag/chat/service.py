@@ -51,8 +51,10 @@ class ChatService:
             raise ValidationError(f"message: at most {self._max_chars} characters")
         await self.sessions.append(user_id, "user", text)
         trip = await self.sessions.trip(user_id)
+        vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
         hits, decision = await asyncio.gather(
-            self._retriever.search(text, self._passages, user_id=user_id), self._router.route(text)
+            self._retriever.search(text, self._passages, user_id=user_id, vector=vector),
+            self._router.route(text, vector),
         )
         if decision.slots is not None:
             trip = update_trip(trip, decision.slots)

@@ -107,7 +107,7 @@ class ToolService:
         params = self.runner.validate(name, raw)
         scope = user_id or "*"
         key = request_key(scope, name, params)
-        provider = self.runner._providers[name]
+        provider = self.runner.provider(name)
         if self._settings.cache:
             cached = await self.ingestor.cached(key)
             if cached is not None:

@@ -40,15 +40,23 @@ class Retriever:
         mode: SearchMode | None = None,
         now: float | None = None,
         user_id: str | None = None,
+        vector: list[float] | None = None,
     ) -> list[Hit]:
-        """Seed documents, shared live results, and this user's own live results; nothing expired."""
+        """Seed documents, shared live results, and this user's own live results; nothing expired.
+
+        ``vector``: the query's embedding when the caller has it already (the chat embeds once for
+        retrieval and routing).
+        """
         mode = mode or self.mode
-        dense = await self._embedder.embed_query(query)
+        dense = vector if vector is not None else await self.embed(query)
         sparse = self._sparse.encode_query(query) if mode == "hybrid" else None
         scope = ("*", user_id) if user_id else ("*",)
         flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now, scope=scope)
         hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
         return pool_by_document(hits, top_k, self.per_document, self.pooling)
+
+    async def embed(self, query: str) -> list[float]:
+        return await self._embedder.embed_query(query)
 
 
 def public_metadata(payload: Mapping[str, Any]) -> dict[str, Any]:

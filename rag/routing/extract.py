@@ -1,7 +1,7 @@
 """The deterministic parameter extractor: places, dates, travellers, nights, cabin, budget. Pure.
 
-Places are found through the location catalogue (names, aliases, IATA codes, misspellings) and get a
-role from the words before them ("from X" origin; "to/in/at X" destination; "X to Y").
+Places come from rag.routing.places and get a role here from the words before them ("from X" origin;
+"to/in/at X" destination; "X to Y").
 """
 
 from __future__ import annotations
@@ -10,197 +10,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
-from connectors.locations import LocationCatalogue, Place, fold
+from connectors.locations import LocationCatalogue
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
+from rag.routing.places import PlaceMention, find_places
 
-# Catalogue names that are everyday words: a place only after a locative word ("to Nice").
-AMBIGUOUS = {
-    "nice",
-    "split",
-    "reading",
-    "bath",
-    "mobile",
-    "orange",
-    "march",
-    "may",
-    "florence",
-    "victoria",
-    "male",
-}
-# Three-letter lower-case words that are also IATA codes but mean something else in a sentence.
-NOT_CODES = {
-    "the",
-    "and",
-    "for",
-    "can",
-    "any",
-    "get",
-    "bus",
-    "sun",
-    "mon",
-    "tue",
-    "wed",
-    "thu",
-    "fri",
-    "sat",
-    "man",
-    "top",
-    "fun",
-    "sea",
-    "den",
-    "bay",
-    "cat",
-    "dog",
-    "hot",
-    "new",
-    "old",
-    "big",
-    "day",
-    "run",
-    "one",
-    "two",
-    "six",
-    "ten",
-    "eat",
-    "see",
-    "car",
-    "war",
-    "law",
-    "may",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "oct",
-    "nov",
-    "dec",
-    "who",
-    "how",
-    "why",
-    "are",
-    "you",
-    "our",
-    "was",
-    "has",
-    "had",
-    "not",
-    "all",
-    "out",
-    "off",
-    "via",
-    "per",
-    "but",
-    "yes",
-    "few",
-    "way",
-    "sky",
-    "air",
-    "spa",
-    "bar",
-    "pub",
-    "tea",
-    "art",
-    "gym",
-    "bed",
-    "kid",
-    "mom",
-    "dad",
-    "son",
-    "pet",
-    "cab",
-    "van",
-    "inn",
-    "ice",
-    "hop",
-    "sip",
-    "fly",
-    "low",
-    "max",
-    "min",
-    "usd",
-    "eur",
-    "gbp",
-    "jpy",
-    "aud",
-    "cad",
-    "chf",
-    "pax",
-    "rio",
-    "now",
-    "end",
-    "let",
-    "bag",
-    "pay",
-    "buy",
-    "lot",
-    "use",
-    "own",
-    "did",
-    "her",
-    "his",
-    "him",
-    "she",
-    "its",
-    "too",
-    "yet",
-    "ago",
-    "ask",
-    "tip",
-    "set",
-    "met",
-    "wet",
-    "dry",
-    "far",
-}
-CURRENCIES = frozenset(
-    [
-        "USD",
-        "EUR",
-        "GBP",
-        "JPY",
-        "CHF",
-        "AUD",
-        "CAD",
-        "NZD",
-        "NOK",
-        "SEK",
-        "DKK",
-        "PLN",
-        "CZK",
-        "HUF",
-        "INR",
-        "CNY",
-        "HKD",
-        "SGD",
-        "THB",
-        "MXN",
-        "BRL",
-        "ARS",
-        "ZAR",
-        "AED",
-        "TRY",
-        "KRW",
-        "ILS",
-        "EGP",
-        "MAD",
-        "KES",
-        "VND",
-        "IDR",
-        "MYR",
-        "PHP",
-        "COP",
-        "PEN",
-        "CLP",
-        "ISK",
-    ]
-)
-_WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
 _ORIGIN_MARK = re.compile(r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex)\s*$")
 _DEST_MARK = re.compile(
     r"(?:\bto|\binto|\btowards|\bfor|\bin|\bat|\bnear|\baround|\bvisit(?:ing)?|\bvia|->|→|\bof)\s*$"
@@ -251,15 +64,6 @@ _BUDGET = re.compile(
     rf"{_CUR}?\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?\s*{_CUR}?)|(?:{_CUR}\s*(\d[\d,]*)\b)|(?:\b(\d[\d,]*)\s*{_CUR})",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceMention:
-    place: Place
-    text: str
-    start: int
-    end: int
-    role: str | None  # "origin", "destination" or None
 
 
 @dataclass
@@ -335,73 +139,6 @@ def extract(text: str, catalogue: LocationCatalogue, today: dt.date, order: Date
     elif slots.dates and slots.dates[0].last is None:
         slots.forecast_days = 1
     return slots
-
-
-def find_places(text: str, catalogue: LocationCatalogue, skip: list[tuple[int, int]]) -> list[PlaceMention]:
-    """Cities and airports named in ``text``: longest names first, then codes, then misspellings."""
-    words = [(re.sub(r"['’]s$", "", m.group(0).rstrip(".'’-")), m.start()) for m in _WORD.finditer(text)]
-    found: list[PlaceMention] = []
-    used: set[int] = set()
-
-    def free(start: int, end: int) -> bool:
-        return not any(start < e and s < end for s, e in skip) and not any(
-            i in used for i in range(start, end)
-        )
-
-    for size in (4, 3, 2, 1):
-        for i in range(len(words) - size + 1):
-            chunk = words[i : i + size]
-            start = chunk[0][1]
-            end = chunk[-1][1] + len(chunk[-1][0])
-            if not free(start, end):
-                continue
-            phrase = text[start:end]
-            key = fold(phrase)
-            place = None
-            if size == 1 and len(phrase) == 3 and phrase.isalpha():
-                if phrase.upper() in CURRENCIES and not _known_code(catalogue, phrase):
-                    continue  # "2000 NOK" is money, not Xingu airport
-                if phrase.isupper() or (phrase.lower() not in NOT_CODES and _known_code(catalogue, phrase)):
-                    place = catalogue.resolve(phrase)
-            elif key in catalogue._names or (
-                size == 1 and key in catalogue._airport_by_city and len(key) > 3
-            ):
-                if key in AMBIGUOUS and not _locative_before(text, start):
-                    continue
-                place = catalogue.resolve(phrase)
-            if place is not None:
-                found.append(PlaceMention(place, phrase, start, end, None))
-                used.update(range(start, end))
-    # Misspellings of single-word city names ("Barcelonna", "Amsterdm").
-    singles = [k for k in catalogue._name_keys if " " not in k and len(k) >= 5]
-    for word, start in words:
-        end = start + len(word)
-        if len(word) < 5 or not free(start, end) or not word.isalpha():
-            continue
-        match = process.extractOne(fold(word), singles, scorer=fuzz.ratio, score_cutoff=86)
-        if match:
-            place = catalogue.resolve(match[0])
-            if place is not None:
-                found.append(PlaceMention(place, word, start, end, None))
-                used.update(range(start, end))
-    found.sort(key=lambda p: p.start)
-    # The same place named twice ("Paris ... in Paris") counts once, at its first mention.
-    unique: list[PlaceMention] = []
-    for p in found:
-        if all(p.place.city_code != q.place.city_code or p.place.code != q.place.code for q in unique):
-            unique.append(p)
-    return unique
-
-
-def _known_code(catalogue: LocationCatalogue, code: str) -> bool:
-    up = code.upper()
-    return catalogue.city(up) is not None or catalogue.city_of_airport(up) is not None
-
-
-def _locative_before(text: str, start: int) -> bool:
-    return bool(
-        re.search(r"\b(?:to|in|from|at|near|visit|around|of)\s+$", text[max(0, start - 12) : start], re.I)
-    )
 
 
 def _assign_roles(text: str, slots: Slots) -> None:
