@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.embedding.base import SparseEncoder
-from rag.embedding.factory import create_embedder, create_sparse_encoder
+from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
@@ -39,6 +39,7 @@ async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIter
     await kv.open()
     embedder = await create_embedder(settings)
     assert isinstance(embedder, SentenceTransformerEmbedder)
+    query_embedder = await create_query_embedder(settings, embedder)  # what the service searches with
     store = create_store(settings, embedder.dimension, collection)
     await store.open()
     sparse = create_sparse_encoder(settings)
@@ -52,7 +53,7 @@ async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIter
     )
     retriever = Retriever(
         store,
-        embedder,
+        query_embedder,
         sparse,
         mode=settings.index.search_mode,
         per_document=settings.index.max_chunks_per_document,
@@ -62,6 +63,8 @@ async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIter
         yield Parts(settings, kv, embedder, sparse, store, ingestor, retriever)
     finally:
         await store.close()
+        if query_embedder is not embedder:
+            await query_embedder.close()
         await embedder.close()
         await kv.close()
 

@@ -6,6 +6,8 @@
 - re-seeding an unchanged corpus vs the first seeding
 - micro-batching: concurrent single queries vs one-at-a-time queries vs one batched encode
 - search latency p50/p99, dense and hybrid (query embedding included), and index-only
+- query embedding: the packaged torch model vs its int8 ONNX twin (the query backend), one query at a
+  time, and how close their vectors are
 - peak memory (max RSS)
 """
 
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -117,8 +120,33 @@ async def run(data_dir: Path, docs: list[SourceDocument], questions: list[str]) 
                 lat.append((time.perf_counter() - start) * 1000)
             out[f"index_{mode}_p50_ms"] = percentile(lat, 0.5)
             out[f"index_{mode}_p99_ms"] = percentile(lat, 0.99)
+        out.update(await query_embedders(emb, questions))
     out["peak_rss_mib"] = peak_rss_mib()
     return out
+
+
+async def query_embedders(torch_embedder: Any, questions: list[str]) -> dict[str, float]:
+    """Single-query latency of the torch model and of the int8 ONNX query model, and their agreement."""
+    from rag.embedding.onnx import OnnxEmbedder
+    from rag.settings import EmbeddingSettings
+
+    onnx = await OnnxEmbedder.load(EmbeddingSettings())
+    try:
+        onnx.encode_sync(questions[:4])  # warm-up
+        timings = {}
+        for name, model in (("torch", torch_embedder), ("onnx_int8", onnx)):
+            lat = []
+            for q in questions:
+                start = time.perf_counter()
+                model.encode_sync([q])
+                lat.append((time.perf_counter() - start) * 1000)
+            timings[f"query_{name}_p50_ms"] = percentile(lat, 0.5)
+        a, b = torch_embedder.encode_sync(questions), onnx.encode_sync(questions)
+        cosines = [sum(x * y for x, y in zip(u, v, strict=True)) for u, v in zip(a, b, strict=True)]
+        timings["query_onnx_vs_torch_min_cosine"] = min(cosines)
+        return timings
+    finally:
+        await onnx.close()
 
 
 def main() -> None:

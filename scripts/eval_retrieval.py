@@ -1,6 +1,6 @@
 """Retrieval quality on a labelled question set: recall@5 and MRR@10, dense vs hybrid.
 
-    python scripts/eval_retrieval.py [--data tests/data/retrieval.jsonl] [--rrf-k 2,10,30,60] [--pooling max,sum]
+    python scripts/eval_retrieval.py [--data FILE [FILE ...]] [--rrf-k 2,10,30,60] [--pooling max,sum]
 
 Each line of the data file: {"question": str, "relevant": [document ids]}. The seed corpus is
 seeded into a temporary data directory (or --data-dir) with the service's own pipeline.
@@ -69,7 +69,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=Path("tests/data/retrieval.jsonl"))
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        default=[Path("tests/data/retrieval.jsonl")],
+        help="one or more labelled files, evaluated together",
+    )
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="reuse an index (default: a fresh temporary one)"
     )
@@ -79,7 +85,7 @@ def main() -> None:
     ks = [int(k) for k in args.rrf_k.split(",")]
     poolings = args.pooling.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+        rows = [json.loads(line) for f in args.data for line in f.read_text().splitlines() if line.strip()]
         results = asyncio.run(evaluate(rows, args.data_dir or Path(tmp), ks, poolings))
     print(f"{'mode':7} {'rrf_k':>5} {'pooling':7} {'recall@5':>8} {'mrr@10':>7} {'p50 ms':>7} {'p99 ms':>7}")
     for r in results:
