@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 
 class BackgroundTasks:
-    def __init__(self) -> None:
+    def __init__(self, on_failure: Callable[[], None] | None = None) -> None:
+        self._on_failure = on_failure
         self._tasks: set[asyncio.Task[Any]] = set()
         self.failures = 0
         self.completed = 0
@@ -28,15 +29,20 @@ class BackgroundTasks:
             return
         exc = task.exception()
         if exc is not None:
-            self.failures += 1
+            self._failed()
             logger.error("background task %s failed: %s", task.get_name(), exc, exc_info=exc)
         else:
             self.completed += 1
 
     def record_failure(self, what: str, exc: BaseException) -> None:
         """A failure inside a long-running task that carries on (counted like a failed task)."""
-        self.failures += 1
+        self._failed()
         logger.error("background work failed: %s: %s", what, exc, exc_info=exc)
+
+    def _failed(self) -> None:
+        self.failures += 1
+        if self._on_failure is not None:
+            self._on_failure()
 
     @property
     def pending(self) -> int:

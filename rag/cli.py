@@ -14,6 +14,7 @@ from typing import Any
 import pydantic
 
 from rag.errors import ConfigError, InvalidJSONError, WayfarerError
+from rag.observability.logs import configure_logging
 from rag.settings import Settings
 
 logger = logging.getLogger("wayfarer")
@@ -44,23 +45,13 @@ def _describe_settings_error(exc: pydantic.ValidationError) -> str:
     return "invalid settings: " + "; ".join(parts)
 
 
-def _configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    for noisy in ("httpx", "sentence_transformers", "aiohttp.access"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from rag.web.app import create_app
 
     settings = load_settings(args.data_dir, host=args.host, port=args.port)
-    _configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     app = create_app(settings)
     logger.info(
         "serving on http://%s:%d (data in %s)",
@@ -74,7 +65,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     settings = load_settings(args.data_dir)
-    _configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     paths = [Path(p) for p in args.paths] or [settings.index.seed_dir]
     if args.url:
         counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
@@ -150,7 +141,7 @@ async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: i
 
 def cmd_search(args: argparse.Namespace) -> int:
     settings = load_settings(args.data_dir)
-    _configure_logging("WARNING")
+    configure_logging("WARNING")
     results = asyncio.run(_search_local(settings, args.query, args.top_k))
     for r in results:
         print(f"{r['score']:.4f}  {r['document_id']}  {r['heading']}")
@@ -185,7 +176,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     from connectors.sandbox.app import create_sandbox_app
 
     settings = load_settings()
-    _configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     logger.info("offline travel sandbox on http://%s:%d (synthetic data)", args.host, args.port)
     web.run_app(
         create_sandbox_app(settings.connectors.sandbox_faults), host=args.host, port=args.port, print=None
@@ -195,7 +186,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 
 def cmd_tools(args: argparse.Namespace) -> int:
     settings = load_settings()
-    _configure_logging("WARNING")
+    configure_logging("WARNING")
     if args.action == "call":
         if not args.name:
             raise ConfigError("usage: wayfarer tools call NAME '{\"param\": ...}'")
@@ -219,6 +210,16 @@ async def _tools(settings: Settings, action: str, name: str | None, params: Any)
             ]
         assert name is not None
         return (await session.tools.call(name, params)).to_json()
+
+
+def cmd_user_token(args: argparse.Namespace) -> int:
+    from rag.web.auth import user_token
+
+    settings = load_settings()
+    if settings.chat_secret is None:
+        raise ConfigError("set WAYFARER_CHAT_SECRET first: user tokens are derived from it")
+    print(user_token(settings.chat_secret.get_secret_value(), args.user_id))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -263,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--data-dir", type=Path, default=None)
     search.set_defaults(func=cmd_search)
+
+    token = sub.add_parser("user-token", help="print the bearer token of a user (needs WAYFARER_CHAT_SECRET)")
+    token.add_argument("user_id")
+    token.set_defaults(func=cmd_user_token)
     return parser
 
 

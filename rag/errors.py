@@ -13,6 +13,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   └── PayloadTooLargeError       413 payload_too_large
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
+    ├── RateLimitedError               429 rate_limited
     ├── BackendError                   503 backend_unavailable
     │   ├── IndexUnavailableError      503 index_unavailable
     │   ├── IndexLockedError           503 index_locked
@@ -86,6 +87,11 @@ class UnauthorizedError(WayfarerError):
 class NotFoundError(WayfarerError):
     status = 404
     code = "not_found"
+
+
+class RateLimitedError(WayfarerError):
+    status = 429
+    code = "rate_limited"
 
 
 class BackendError(WayfarerError):

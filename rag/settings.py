@@ -28,6 +28,9 @@ class ServerSettings(BaseModel):
     # Request bodies above this are refused with 413 payload_too_large.
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     max_query_chars: int = Field(2000, ge=10)
+    # Chat messages one user may send per window (all replicas together, counted in the KV store); 0: no limit.
+    chat_rate_limit: int = Field(30, ge=0)
+    chat_rate_window_seconds: int = Field(60, ge=1)
 
 
 class IndexSettings(BaseModel):
@@ -157,7 +160,13 @@ class Settings(BaseSettings):
     )
 
     admin_token: SecretStr | None = None
+    # When set, chat and the other user endpoints need "Authorization: Bearer <user token>", where the
+    # user token is HMAC-SHA256(secret, user_id) (`wayfarer user-token USER_ID` prints one): a user can
+    # then only act as themselves. The admin token works for any user.
+    chat_secret: SecretStr | None = None
     log_level: str = "INFO"
+    # "text" for people, "json" for one JSON object per line.
+    log_format: Literal["text", "json"] = "text"
     # The travellers' time zone: "today" for date validation and relative dates.
     timezone: str = "UTC"
     server: ServerSettings = ServerSettings()

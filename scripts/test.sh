@@ -5,6 +5,11 @@ cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet -c constraints.txt -e '.[test]'
 
+# A real headless browser for the chat page test: Debian's chromium and its driver.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 # Real Redis for the Redis backend tests: Debian's redis-server, started here on loopback.
 if [[ -z "${WAYFARER_TEST_REDIS_URL:-}" ]]; then
     if ! command -v redis-server >/dev/null; then

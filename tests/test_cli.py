@@ -252,3 +252,12 @@ def test_sandbox_runs_on_its_own(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
+
+
+def test_user_token_matches_what_the_service_accepts(tmp_path: Path) -> None:
+    from rag.web.auth import user_token
+
+    missing = wayfarer("user-token", "ann", cwd=tmp_path)
+    assert missing.returncode == 2 and "WAYFARER_CHAT_SECRET" in missing.stderr
+    done = wayfarer("user-token", "ann", cwd=tmp_path, WAYFARER_CHAT_SECRET="s")
+    assert done.returncode == 0 and done.stdout.strip() == user_token("s", "ann") != user_token("s", "bob")

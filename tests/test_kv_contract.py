@@ -53,6 +53,23 @@ class KVContract:
         assert await kv.set_if_absent("gone", "2", ttl=5) is True
         assert await kv.get("gone") == "2"
 
+    async def test_incr_counts_within_its_window(self, kv: KVStore) -> None:
+        counts = await asyncio.gather(*(kv.incr("hits", ttl=0.3) for _ in range(20)))
+        assert sorted(counts) == list(range(1, 21))
+        await asyncio.sleep(0.45)
+        assert await kv.incr("hits", ttl=0.3) == 1  # the window expired: a new count
+
+    async def test_lock_renew_and_release_only_by_owner(self, kv: KVStore) -> None:
+        assert await kv.set_if_absent("job", "owner-a", ttl=0.3) is True
+        assert await kv.renew("job", "owner-b", ttl=5) is False
+        assert await kv.delete_if("job", "owner-b") is False
+        assert await kv.renew("job", "owner-a", ttl=5) is True
+        await asyncio.sleep(0.45)
+        assert await kv.get("job") == "owner-a"  # renewed past its first TTL
+        assert await kv.delete_if("job", "owner-a") is True
+        assert await kv.get("job") is None
+        assert await kv.renew("job", "owner-a", ttl=5) is False  # released locks are not revived
+
     async def test_scan_prefix(self, kv: KVStore) -> None:
         await kv.set("doc:a", "1")
         await kv.set("doc:b", "2")

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from connectors.tools import TOOLS
 from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
 from rag.chat.generate import LLMWriter, render_data
+from rag.chat.limits import RateLimit
 from rag.chat.sessions import SessionStore
 from rag.chat.trip import complete_params, update_trip
-from rag.errors import ValidationError, WayfarerError
+from rag.errors import RateLimitedError, ValidationError, WayfarerError
 from rag.live.service import ToolOutcome, ToolService
+from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 
@@ -33,8 +37,12 @@ class ChatService:
         max_message_chars: int = 2000,
         passages: int = 3,
         writer: LLMWriter | None = None,
+        rate_limit: RateLimit | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._writer = writer
+        self._rate_limit = rate_limit
+        self._metrics = metrics or Metrics()
         self.sessions = sessions
         self._router = router
         self._retriever = retriever
@@ -43,19 +51,73 @@ class ChatService:
         self._passages = passages
 
     async def respond(self, user_id: str, text: str) -> AsyncIterator[dict[str, Any]]:
-        """Chunk events as the answer is produced, then the complete answer with sources and tool calls."""
+        """Chunk events as the answer is produced, then the complete answer with sources and tool calls.
+
+        Logs one structured line per message with its timings, and counts it in the metrics.
+        """
+        start = time.perf_counter()
+        log: dict[str, Any] = {
+            "user": hashlib.sha256(user_id.encode()).hexdigest()[:12],  # not the id itself
+            "chars": len(text),
+            "timings_ms": {},
+        }
+        outcome = "cancelled"
+        try:
+            async for event in self._respond(user_id, text, log["timings_ms"]):
+                if event.get("complete"):
+                    complete = time.perf_counter() - start
+                    self._metrics.chat_complete_seconds.observe(complete)
+                    log["timings_ms"]["complete"] = round(complete * 1000, 1)
+                    log["tools"] = {
+                        c["name"]: c.get("error", "index" if c["from_index"] else "provider")
+                        for c in event["tool_calls"]
+                    }
+                    log["sources"] = len(event["sources"])
+                elif "first_chunk" not in log["timings_ms"]:
+                    first = time.perf_counter() - start
+                    self._metrics.chat_first_chunk_seconds.observe(first)
+                    log["timings_ms"]["first_chunk"] = round(first * 1000, 1)
+                yield event
+            outcome = "ok"
+        except WayfarerError as exc:
+            outcome = exc.code
+            raise
+        except Exception:
+            outcome = "internal_error"
+            raise
+        finally:
+            self._metrics.chat_messages.labels(outcome).inc()
+            log["outcome"] = outcome
+            logger.info("chat message", extra={"chat": log})
+
+    async def _respond(
+        self, user_id: str, text: str, timings: dict[str, float]
+    ) -> AsyncIterator[dict[str, Any]]:
+        start = time.perf_counter()
+
+        def mark(step: str) -> None:
+            timings[step] = round((time.perf_counter() - start) * 1000, 1)
+
         text = " ".join(text.split())
         if not text:
             raise ValidationError("message: send some text")
         if len(text) > self._max_chars:
             raise ValidationError(f"message: at most {self._max_chars} characters")
+        if self._rate_limit is not None:
+            try:
+                await self._rate_limit.check(user_id)
+            except RateLimitedError:
+                self._metrics.rate_limited.inc()
+                raise
         await self.sessions.append(user_id, "user", text)
         trip = await self.sessions.trip(user_id)
         vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
+        mark("embed")
         hits, decision = await asyncio.gather(
             self._retriever.search(text, self._passages, user_id=user_id, vector=vector),
             self._router.route(text, vector),
         )
+        mark("search_and_route")
         if decision.slots is not None:
             trip = update_trip(trip, decision.slots)
             await self.sessions.save_trip(user_id, trip)
@@ -76,6 +138,7 @@ class ChatService:
             *(self._tools.call(name, params, user_id) for name, params in calls.items()),
             return_exceptions=True,
         )
+        mark("tools")
         answers, tool_calls, live_sources = [], [], []
         for (name, params), outcome in zip(calls.items(), outcomes, strict=True):
             if isinstance(outcome, WayfarerError):
@@ -104,11 +167,13 @@ class ChatService:
         answer = compose(text, passages, answers, clarify, recalled_texts)
         full = answer.text
         cited = answer.cited
+        mark("compose")
         written = None
         if self._writer is not None:
             written = await self._write(
                 trip.model_dump(mode="json", exclude_none=True), user_id, passages, answers, recalled_texts
             )
+            mark("llm")
         if written is not None:
             pieces, full = written
             cited = list(range(len(passages)))

@@ -22,6 +22,18 @@ class KVStore(Protocol):
         """True when a live value was removed."""
         ...
 
+    async def incr(self, key: str, ttl: float) -> int:
+        """Add one to a counter and return it; a new (or expired) counter starts at 1 and lives ``ttl``."""
+        ...
+
+    async def renew(self, key: str, value: str, ttl: float) -> bool:
+        """Give ``key`` a fresh ``ttl`` if it still holds ``value`` (a lock its owner keeps)."""
+        ...
+
+    async def delete_if(self, key: str, value: str) -> bool:
+        """Delete ``key`` only if it still holds ``value`` (an owner releasing its lock)."""
+        ...
+
     async def scan_prefix(self, prefix: str) -> dict[str, str]:
         """Every live key starting with ``prefix`` and its value."""
         ...

@@ -62,6 +62,21 @@ class RedisKV:
         except (RedisError, OSError) as exc:
             raise KVUnavailableError(f"Redis delete failed: {exc}") from exc
 
+    async def incr(self, key: str, ttl: float) -> int:
+        return await self._script(_INCR, key, max(int(ttl * 1000), 1))
+
+    async def renew(self, key: str, value: str, ttl: float) -> bool:
+        return bool(await self._script(_RENEW, key, value, max(int(ttl * 1000), 1)))
+
+    async def delete_if(self, key: str, value: str) -> bool:
+        return bool(await self._script(_DELETE_IF, key, value))
+
+    async def _script(self, script: str, key: str, *args: str | int) -> int:
+        try:
+            return int(await self._redis.eval(script, 1, self._ns + key, *args))
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis write failed: {exc}") from exc
+
     async def scan_prefix(self, prefix: str) -> dict[str, str]:
         pattern = _glob_escape(self._ns + prefix) + "*"
         try:
@@ -87,6 +102,22 @@ class RedisKV:
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
+
+
+# Lua scripts run atomically on the server.
+_INCR = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_DELETE_IF = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 
 def _glob_escape(text: str) -> str:

@@ -92,6 +92,47 @@ class SQLiteKV:
             raise KVUnavailableError(f"key-value delete failed: {exc}") from exc
         return cur.rowcount == 1
 
+    async def incr(self, key: str, ttl: float) -> int:
+        now = time.time()
+        try:
+            cur = await self._conn.execute(
+                "INSERT INTO kv (key, value, expires_at) VALUES (?, '1', ?) "
+                "ON CONFLICT(key) DO UPDATE SET "
+                "value = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? THEN '1' "
+                "ELSE CAST(CAST(kv.value AS INTEGER) + 1 AS TEXT) END, "
+                "expires_at = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? "
+                "THEN excluded.expires_at ELSE kv.expires_at END "
+                "RETURNING value",
+                (key, now + ttl, now, now),
+            )
+            row = await cur.fetchone()
+            await self._conn.commit()
+        except sqlite3.Error as exc:
+            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
+        return int(row[0]) if row else 1
+
+    async def renew(self, key: str, value: str, ttl: float) -> bool:
+        now = time.time()
+        return await self._update(
+            "UPDATE kv SET expires_at = ? WHERE key = ? AND value = ? AND (expires_at IS NULL OR expires_at > ?)",
+            (now + ttl, key, value, now),
+        )
+
+    async def delete_if(self, key: str, value: str) -> bool:
+        now = time.time()
+        return await self._update(
+            "DELETE FROM kv WHERE key = ? AND value = ? AND (expires_at IS NULL OR expires_at > ?)",
+            (key, value, now),
+        )
+
+    async def _update(self, sql: str, args: tuple[object, ...]) -> bool:
+        try:
+            cur = await self._conn.execute(sql, args)
+            await self._conn.commit()
+        except sqlite3.Error as exc:
+            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
+        return cur.rowcount == 1
+
     async def scan_prefix(self, prefix: str) -> dict[str, str]:
         # Range scan on the primary key; no LIKE, so '%' and '_' in keys are literal.
         upper = prefix + "\U0010ffff"

@@ -8,10 +8,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from connectors.tools import ToolCall, ToolRunner
+from connectors.tools import TOOLS, ToolCall, ToolRunner
 from rag.background import BackgroundTasks
+from rag.errors import WayfarerError
 from rag.live.ingest import LiveIngestor, request_key
 from rag.live.sanitize import clean_result
+from rag.observability.metrics import Metrics
 from rag.settings import LiveSettings
 from rag.store.base import Hit
 
@@ -64,8 +66,11 @@ class IngestQueue:
     CPU from the requests being served than a task per call.
     """
 
-    def __init__(self, ingestor: LiveIngestor, tasks: BackgroundTasks, max_calls: int = 8) -> None:
+    def __init__(
+        self, ingestor: LiveIngestor, tasks: BackgroundTasks, metrics: Metrics, max_calls: int = 8
+    ) -> None:
         self._ingestor = ingestor
+        self._metrics = metrics
         self._tasks = tasks
         self._max_calls = max_calls
         self._pending: list[tuple[ToolCall, str, str]] = []
@@ -84,7 +89,9 @@ class IngestQueue:
                 batch = self._pending[: self._max_calls]
                 del self._pending[: self._max_calls]
                 try:
-                    await self._ingestor.ingest_many(batch)
+                    counts = await self._ingestor.ingest_many(batch)
+                    for how in ("added", "updated", "skipped"):
+                        self._metrics.ingested.labels(how).inc(getattr(counts, how))
                 except Exception as exc:
                     self._tasks.record_failure(f"ingesting {len(batch)} tool calls", exc)
         finally:
@@ -93,17 +100,36 @@ class IngestQueue:
 
 class ToolService:
     def __init__(
-        self, runner: ToolRunner, ingestor: LiveIngestor, tasks: BackgroundTasks, settings: LiveSettings
+        self,
+        runner: ToolRunner,
+        ingestor: LiveIngestor,
+        tasks: BackgroundTasks,
+        settings: LiveSettings,
+        metrics: Metrics | None = None,
     ) -> None:
         self.runner = runner
         self.ingestor = ingestor
         self.tasks = tasks
-        self.queue = IngestQueue(ingestor, tasks)
+        self.metrics = metrics or Metrics()
+        self.queue = IngestQueue(ingestor, tasks, self.metrics)
         self._settings = settings
         self.provider_calls = 0
         self.index_answers = 0
 
     async def call(self, name: str, raw: Any, user_id: str | None = None) -> ToolOutcome:
+        try:
+            outcome = await self._call(name, raw, user_id)
+        except WayfarerError as exc:
+            self.metrics.tool_calls.labels(name if name in TOOLS else "unknown", exc.code).inc()
+            raise
+        self.metrics.tool_calls.labels(name, "index" if outcome.from_index else "provider").inc()
+        if outcome.from_index:
+            self.metrics.cache_hits.labels(name).inc()
+        else:
+            self.metrics.tool_seconds.labels(name).observe(outcome.call.elapsed_ms / 1000)
+        return outcome
+
+    async def _call(self, name: str, raw: Any, user_id: str | None) -> ToolOutcome:
         params = self.runner.validate(name, raw)
         scope = user_id or "*"
         key = request_key(scope, name, params)

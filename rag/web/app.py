@@ -10,6 +10,7 @@ from aiohttp import web
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
 from rag.chat.generate import LLMWriter
+from rag.chat.limits import RateLimit
 from rag.chat.service import ChatService
 from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
@@ -18,13 +19,15 @@ from rag.ingest.seeding import seed_directory
 from rag.kv.factory import create_kv
 from rag.live.ingest import LiveIngestor
 from rag.live.service import ToolService
+from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
 from rag.routing.factory import build_router
 from rag.settings import Settings
 from rag.store.factory import create_store
 from rag.web import keys
 from rag.web.chat import routes as chat_routes
-from rag.web.middleware import error_middleware
+from rag.web.middleware import error_middleware, metrics_middleware
+from rag.web.page import routes as page_routes
 from rag.web.routes import routes
 
 logger = logging.getLogger(__name__)
@@ -119,7 +122,8 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
 async def live_ctx(app: web.Application) -> AsyncIterator[None]:
     """Cache-aware tool calls whose results are ingested by tracked background tasks."""
     settings = app[keys.SETTINGS]
-    tasks = BackgroundTasks()
+    metrics = app[keys.METRICS]
+    tasks = BackgroundTasks(on_failure=metrics.ingest_failures.inc)
     tools = app[keys.TOOLS].tools
     # Live results are short sentences: the one-thread int8 ONNX embedder writes them without taking the
     # core that serves requests (torch would use both).
@@ -132,7 +136,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         settings.live,
     )
     app[keys.TASKS] = tasks
-    app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live)
+    app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live, metrics)
     app[keys.CHAT] = ChatService(
         SessionStore(app[keys.KV]),
         app[keys.ROUTER],
@@ -146,17 +150,25 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
             if keys.LLM in app and settings.llm.model
             else None
         ),
+        rate_limit=RateLimit(
+            app[keys.KV], settings.server.chat_rate_limit, settings.server.chat_rate_window_seconds
+        ),
+        metrics=metrics,
     )
     yield
     await tasks.close(settings.live.shutdown_grace_seconds)
 
 
 def create_app(settings: Settings) -> web.Application:
-    app = web.Application(middlewares=[error_middleware], client_max_size=settings.server.max_body_bytes)
+    app = web.Application(
+        middlewares=[metrics_middleware, error_middleware], client_max_size=settings.server.max_body_bytes
+    )
     app[keys.SETTINGS] = settings
+    app[keys.METRICS] = Metrics()
     app.cleanup_ctx.extend(
         [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx]
     )
     app.add_routes(routes)
     app.add_routes(chat_routes)
+    app.add_routes(page_routes)
     return app

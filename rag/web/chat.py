@@ -12,6 +12,7 @@ from aiohttp import WSMsgType, web
 
 from rag.errors import WayfarerError
 from rag.web import keys
+from rag.web.auth import require_user
 from rag.web.middleware import error_body
 from rag.web.schemas import ChatRequest, read_body
 
@@ -22,6 +23,7 @@ routes = web.RouteTableDef()
 @routes.post("/v1/chat")
 async def chat(request: web.Request) -> web.Response:
     body = await read_body(request, ChatRequest)
+    require_user(request, body.user_id)
     final: dict[str, Any] = {}
     async for event in request.app[keys.CHAT].respond(body.user_id, body.message):
         if event.get("complete"):
@@ -32,6 +34,7 @@ async def chat(request: web.Request) -> web.Response:
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
     user_id = request.match_info["user_id"]
+    require_user(request, user_id)
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
     history = await sessions.history(user_id)
@@ -46,7 +49,9 @@ async def session(request: web.Request) -> web.Response:
 
 @routes.delete("/v1/sessions/{user_id}")
 async def forget(request: web.Request) -> web.Response:
-    forgotten = await request.app[keys.CHAT].sessions.forget(request.match_info["user_id"])
+    user_id = request.match_info["user_id"]
+    require_user(request, user_id)
+    forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
     return web.json_response({"forgotten": forgotten})
 
 
@@ -56,6 +61,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     user_id = request.query.get("user_id", "").strip()
     if not user_id or len(user_id) > 200:
         raise web.HTTPBadRequest(reason="give ?user_id= (1 to 200 characters)")
+    require_user(request, user_id, query_token=True)
     limit = request.app[keys.SETTINGS].server.max_query_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
     await ws.prepare(request)

@@ -12,6 +12,7 @@ from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.kv.base import KVStore
 from rag.live.service import ToolService
+from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 from rag.settings import Settings
@@ -31,3 +32,4 @@ ROUTER = web.AppKey("router", Router)
 TASKS = web.AppKey("tasks", BackgroundTasks)
 TOOL_SERVICE = web.AppKey("tool_service", ToolService)
 CHAT = web.AppKey("chat", ChatService)
+METRICS = web.AppKey("metrics", Metrics)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
 from rag.errors import WayfarerError
+from rag.web import keys
 
 logger = logging.getLogger(__name__)
 
@@ -49,3 +51,24 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except Exception:
         logger.exception("%s %s crashed", request.method, request.path)
         return web.json_response(error_body("internal_error", "internal error"), status=500)
+
+
+@web.middleware
+async def metrics_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Requests by route and status, and their latency (WebSockets are counted, not timed)."""
+    start = time.perf_counter()
+    resource = request.match_info.route.resource
+    route = resource.canonical if resource is not None else "unmatched"
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+        return response
+    except web.HTTPException as exc:
+        status = exc.status
+        raise
+    finally:
+        metrics = request.app[keys.METRICS]
+        metrics.requests.labels(request.method, route, str(status)).inc()
+        if status != 101:
+            metrics.request_seconds.labels(route).observe(time.perf_counter() - start)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hmac
-
 from aiohttp import web
 
-from rag.errors import UnauthorizedError, UnknownFilterValueError, ValidationError
+from rag.errors import UnknownFilterValueError, ValidationError
 from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
+from rag.web.auth import require_admin, require_user
 from rag.web.schemas import (
     DocumentsRequest,
     RecallRequest,
@@ -23,16 +22,12 @@ from rag.web.schemas import (
 routes = web.RouteTableDef()
 
 
-def require_admin(request: web.Request) -> None:
-    token = request.app[keys.SETTINGS].admin_token
-    if token is None:
-        raise UnauthorizedError("admin endpoints are disabled: set WAYFARER_ADMIN_TOKEN to enable them")
-    header = request.headers.get("Authorization", "")
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        given.strip().encode(), token.get_secret_value().encode()
-    ):
-        raise UnauthorizedError("send the admin token as 'Authorization: Bearer <token>'")
+@routes.get("/metrics")
+async def metrics(request: web.Request) -> web.Response:
+    """Prometheus exposition format."""
+    return web.Response(
+        body=request.app[keys.METRICS].exposition(), headers={"Content-Type": "text/plain; version=0.0.4"}
+    )
 
 
 @routes.get("/healthz")
@@ -57,6 +52,7 @@ async def readyz(request: web.Request) -> web.Response:
 @routes.post("/v1/search")
 async def search(request: web.Request) -> web.Response:
     body = await read_body(request, SearchRequest)
+    require_user(request, body.user_id)
     settings = request.app[keys.SETTINGS]
     if len(body.query) > settings.server.max_query_chars:
         raise ValidationError(f"query: at most {settings.server.max_query_chars} characters")
@@ -97,8 +93,9 @@ async def list_tools(request: web.Request) -> web.Response:
 @routes.post("/v1/tools/{name}")
 async def call_tool(request: web.Request) -> web.Response:
     """Call one travel tool by hand: the body is its parameters."""
-    params = await read_json_object(request)
     user_id = request.query.get("user_id") or None
+    require_user(request, user_id)
+    params = await read_json_object(request)
     outcome = await request.app[keys.TOOL_SERVICE].call(request.match_info["name"], params, user_id)
     return web.json_response(outcome.to_json())
 
@@ -107,6 +104,7 @@ async def call_tool(request: web.Request) -> web.Response:
 async def recall(request: web.Request) -> web.Response:
     """A user's earlier tool results that a "what did you find?" message asks about, newest first."""
     body = await read_body(request, RecallRequest)
+    require_user(request, body.user_id)
     hits = await request.app[keys.TOOL_SERVICE].recall(body.message, body.user_id, body.limit)
     return web.json_response(
         {
@@ -130,6 +128,7 @@ async def recall(request: web.Request) -> web.Response:
 async def route(request: web.Request) -> web.Response:
     """Which tools a message asks for, with parameters, what is missing, and whether to search documents."""
     body = await read_body(request, RouteRequest)
+    require_user(request, body.user_id)
     limit = request.app[keys.SETTINGS].server.max_query_chars
     if len(body.message) > limit:
         raise ValidationError(f"message: at most {limit} characters")
