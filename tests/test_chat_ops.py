@@ -47,14 +47,22 @@ async def test_metrics_count_messages_tools_cache_hits_and_ingestion(client) -> 
     assert m[("wayfarer_live_ingested_results_total", (("how", "added"),))] == 5
     assert m[("wayfarer_chat_complete_seconds_count", ())] == 2
     assert m[("wayfarer_chat_first_chunk_seconds_count", ())] == 2
-    assert m[("wayfarer_http_requests_total", (("method", "POST"), ("route", "/v1/chat"), ("status", "200")))] == 2
-    assert m[("wayfarer_http_requests_total", (("method", "POST"), ("route", "/v1/chat"), ("status", "422")))] == 1
+    assert (
+        m[("wayfarer_http_requests_total", (("method", "POST"), ("route", "/v1/chat"), ("status", "200")))]
+        == 2
+    )
+    assert (
+        m[("wayfarer_http_requests_total", (("method", "POST"), ("route", "/v1/chat"), ("status", "422")))]
+        == 1
+    )
     assert m[("wayfarer_http_request_seconds_count", (("route", "/v1/chat"),))] == 3
 
 
 async def test_one_structured_log_line_per_message(client, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     caplog.set_level(logging.INFO, logger="rag.chat.service")
-    resp = await client.post("/v1/chat", json={"user_id": "noor", "message": "Where should I stay in Lisbon?"})
+    resp = await client.post(
+        "/v1/chat", json={"user_id": "noor", "message": "Where should I stay in Lisbon?"}
+    )
     assert resp.status == 200
     [record] = [r for r in caplog.records if hasattr(r, "chat")]
     fields = record.chat  # type: ignore[attr-defined]
@@ -76,7 +84,9 @@ async def test_rate_limit_per_user_over_rest_and_websocket(aiohttp_client, make_
     )
     client = await aiohttp_client(create_app(settings))
     for _ in range(2):
-        assert (await client.post("/v1/chat", json={"user_id": "ray", "message": "Lisbon tips"})).status == 200
+        assert (
+            await client.post("/v1/chat", json={"user_id": "ray", "message": "Lisbon tips"})
+        ).status == 200
     resp = await client.post("/v1/chat", json={"user_id": "ray", "message": "Lisbon tips"})
     assert resp.status == 429
     error = (await resp.json())["error"]

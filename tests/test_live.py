@@ -222,3 +222,18 @@ def test_clean_text_and_recall_questions() -> None:
     assert recall_request("what hotels did you find?") == (["hotel_offer"], False)
     assert recall_request("the cheapest flight you showed me") == (["flight_offer"], True)
     assert recall_request("book a hotel in Rome") is None
+
+
+async def test_recall_right_after_a_search_sees_it_while_others_are_still_queued(live) -> None:  # type: ignore[no-untyped-def]
+    """Under load the ingestion queue lags; a user's recall moves their results to the front and waits."""
+    service, _, _ = live
+    others = [
+        service.call("hotel_search", {"city": city, "check_in": ahead(20 + i), "nights": 2}, f"other-{i}")
+        for i, city in enumerate(
+            ["Paris", "Rome", "Tokyo", "Berlin", "Madrid", "Prague", "Vienna", "Athens"] * 3
+        )
+    ]
+    await asyncio.gather(*others, service.call("hotel_search", HOTEL, "me"))
+    hits = await service.recall("what hotels did you find?", "me")
+    assert hits and all(h.payload["kind"] == "hotel_offer" and h.payload["user_scope"] == "me" for h in hits)
+    await service.tasks.drain()

@@ -50,7 +50,9 @@ def ask(driver: webdriver.Chrome, text: str, turn: int) -> Any:
     wait = WebDriverWait(driver, 90)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn.assistant")) >= turn)
     answer = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[turn - 1]
-    wait.until(lambda d: "streaming" not in answer.find_element(By.CSS_SELECTOR, ".answer").get_attribute("class"))
+    wait.until(
+        lambda d: "streaming" not in answer.find_element(By.CSS_SELECTOR, ".answer").get_attribute("class")
+    )
     return answer
 
 

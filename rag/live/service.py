@@ -75,9 +75,12 @@ class IngestQueue:
         self._max_calls = max_calls
         self._pending: list[tuple[ToolCall, str, str]] = []
         self._running = False
+        self._unsettled: dict[str, int] = {}  # scope -> calls queued or being written
+        self._settled = asyncio.Condition()
 
     def submit(self, call: ToolCall, scope: str, key: str) -> None:
         self._pending.append((call, scope, key))
+        self._unsettled[scope] = self._unsettled.get(scope, 0) + 1
         if not self._running:
             self._running = True
             self._tasks.spawn(self._run(), name="live-ingest")
@@ -94,8 +97,36 @@ class IngestQueue:
                         self._metrics.ingested.labels(how).inc(getattr(counts, how))
                 except Exception as exc:
                     self._tasks.record_failure(f"ingesting {len(batch)} tool calls", exc)
+                finally:
+                    await self._done(batch)
         finally:
             self._running = False
+
+    async def _done(self, batch: list[tuple[ToolCall, str, str]]) -> None:
+        for _, scope, _ in batch:
+            left = self._unsettled.get(scope, 1) - 1
+            if left > 0:
+                self._unsettled[scope] = left
+            else:
+                self._unsettled.pop(scope, None)
+        async with self._settled:
+            self._settled.notify_all()
+
+    async def settle(self, scope: str, wait: float) -> bool:
+        """Wait (up to ``wait`` seconds) until ``scope``'s queued results are written, moving them to the front.
+
+        A "what did you find?" right after a search then sees what that search found, even under load.
+        """
+        if scope not in self._unsettled:
+            return True
+        mine = [item for item in self._pending if item[1] == scope]
+        self._pending[:] = mine + [item for item in self._pending if item[1] != scope]
+        try:
+            async with asyncio.timeout(wait), self._settled:
+                await self._settled.wait_for(lambda: scope not in self._unsettled)
+        except TimeoutError:
+            return False
+        return True
 
 
 class ToolService:
@@ -157,4 +188,7 @@ class ToolService:
         if request is None:
             return None
         kinds, cheapest = request
-        return await self.ingestor.recall(user_id or "*", kinds or None, limit, cheapest)
+        scope = user_id or "*"
+        if not await self.queue.settle(scope, self._settings.recall_wait_seconds):
+            logger.warning("recall answered before this user's latest results were ingested")
+        return await self.ingestor.recall(scope, kinds or None, limit, cheapest)
