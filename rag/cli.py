@@ -212,6 +212,60 @@ async def _tools(settings: Settings, action: str, name: str | None, params: Any)
         return (await session.tools.call(name, params)).to_json()
 
 
+def cmd_reindex(args: argparse.Namespace) -> int:
+    settings = load_settings(args.data_dir)
+    configure_logging(settings.log_level, settings.log_format)
+    job = "rebuild" if args.rebuild else args.job
+    if args.url:
+        out = asyncio.run(_reindex_remote(args.url, settings, job))
+    else:
+        out = asyncio.run(_reindex_local(settings, job))
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+async def _reindex_local(settings: Settings, job: str | None) -> dict[str, Any]:
+    """Run jobs here, on the service's own wiring (without its scheduler or start-up seeding)."""
+    from aiohttp import web
+
+    from rag.web import keys
+    from rag.web.app import create_app
+
+    settings = settings.model_copy(
+        update={
+            "scheduler": settings.scheduler.model_copy(update={"enabled": False}),
+            "index": settings.index.model_copy(update={"seed_on_start": False}),
+        }
+    )
+    app = create_app(settings)
+    runner = web.AppRunner(app)
+    await runner.setup()  # opens every resource through the app's cleanup contexts
+    try:
+        jobs = app[keys.JOBS]
+        names = [job] if job else [j.name for j in jobs.jobs.values() if j.enabled and j.every_minutes]
+        return {"runs": [await jobs.run(name) for name in names]}
+    finally:
+        await runner.cleanup()
+
+
+async def _reindex_remote(url: str, settings: Settings, job: str | None) -> dict[str, Any]:
+    import aiohttp
+
+    if settings.admin_token is None:
+        raise ConfigError("WAYFARER_ADMIN_TOKEN must be set to run jobs on a service")
+    headers = {"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"}
+    timeout = aiohttp.ClientTimeout(total=3600)
+    body = {"job": job} if job else {}
+    async with (
+        aiohttp.ClientSession(timeout=timeout, headers=headers) as session,
+        session.post(url.rstrip("/") + "/v1/admin/reindex", json=body) as resp,
+    ):
+        data: dict[str, Any] = await resp.json()
+        if resp.status != 200:
+            raise WayfarerError(f"service answered {resp.status}: {data}")
+    return data
+
+
 def cmd_user_token(args: argparse.Namespace) -> int:
     from rag.web.auth import user_token
 
@@ -264,6 +318,19 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--data-dir", type=Path, default=None)
     search.set_defaults(func=cmd_search)
+
+    reindex = sub.add_parser(
+        "reindex", help="run re-indexing jobs now (default: every enabled scheduled job)"
+    )
+    reindex.add_argument("--job", help="seed-sync, purge-expired, refresh-popular or rebuild")
+    reindex.add_argument(
+        "--rebuild", action="store_true", help="re-embed everything into a new collection, then switch to it"
+    )
+    reindex.add_argument("--data-dir", type=Path, default=None)
+    reindex.add_argument(
+        "--url", default=None, help="run them on a running service (needs WAYFARER_ADMIN_TOKEN)"
+    )
+    reindex.set_defaults(func=cmd_reindex)
 
     token = sub.add_parser("user-token", help="print the bearer token of a user (needs WAYFARER_CHAT_SECRET)")
     token.add_argument("user_id")

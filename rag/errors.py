@@ -14,6 +14,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
     ├── RateLimitedError               429 rate_limited
+    ├── JobRunningError                409 job_running
     ├── BackendError                   503 backend_unavailable
     │   ├── IndexUnavailableError      503 index_unavailable
     │   ├── IndexLockedError           503 index_locked
@@ -92,6 +93,11 @@ class NotFoundError(WayfarerError):
 class RateLimitedError(WayfarerError):
     status = 429
     code = "rate_limited"
+
+
+class JobRunningError(WayfarerError):
+    status = 409
+    code = "job_running"
 
 
 class BackendError(WayfarerError):

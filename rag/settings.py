@@ -150,7 +150,24 @@ class RoutingSettings(BaseModel):
 
 
 class SchedulerSettings(BaseModel):
+    """Scheduled re-indexing; every job also runs by hand (`wayfarer reindex`, POST /v1/admin/reindex)."""
+
     enabled: bool = True
+    seed_sync_minutes: float = Field(60, gt=0)
+    purge_expired_minutes: float = Field(10, gt=0)
+    # Points deleted per batch, and at most this many batches per run (the rest waits for the next run).
+    purge_batch: int = Field(256, ge=1, le=10000)
+    purge_max_batches: int = Field(40, ge=1)
+    refresh_popular: bool = False
+    refresh_popular_minutes: float = Field(30, gt=0)
+    # Provider calls one refresh run may make, the requests it considers, and how far ahead of expiry.
+    refresh_budget: int = Field(20, ge=0)
+    refresh_window_hours: float = Field(24, gt=0)
+    refresh_ahead_minutes: float = Field(45, gt=0)
+    # A job's lock lives this long unless renewed (every third of it) by its running holder.
+    lock_ttl_seconds: float = Field(60, ge=1)
+    # Points copied per batch by a rebuild.
+    rebuild_batch: int = Field(256, ge=1, le=10000)
 
 
 class Settings(BaseSettings):

@@ -19,7 +19,7 @@ import aiohttp
 import pytest
 
 from rag.settings import SEED_DIR
-from rag.store.edge import EdgeStore
+from rag.store.edge import EdgeStore, current_directory
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -47,7 +47,7 @@ def wayfarer(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess
 
 
 async def point_count(data: Path) -> int:
-    store = EdgeStore(data / "index", "wayfarer", 384, 60, 40)
+    store = EdgeStore(data / "index", current_directory(data / "index", "wayfarer"), 384, 60, 40)
     await store.open()
     try:
         return await store.count()
@@ -261,3 +261,24 @@ def test_user_token_matches_what_the_service_accepts(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "WAYFARER_CHAT_SECRET" in missing.stderr
     done = wayfarer("user-token", "ann", cwd=tmp_path, WAYFARER_CHAT_SECRET="s")
     assert done.returncode == 0 and done.stdout.strip() == user_token("s", "ann") != user_token("s", "bob")
+
+
+def test_reindex_jobs_and_a_rebuild_from_the_shell(tmp_path: Path, small_seed: Path) -> None:
+    data = tmp_path / "data"
+    extra = {"WAYFARER_INDEX__SEED_DIR": str(small_seed)}
+    seeded = wayfarer("reindex", "--job", "seed-sync", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert seeded.returncode == 0, seeded.stderr
+    [run] = json.loads(seeded.stdout)["runs"]
+    assert run["job"] == "seed-sync" and run["counts"]["added"] == 4
+    chunks = asyncio.run(point_count(data))
+    rebuilt = wayfarer("reindex", "--rebuild", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    [run] = json.loads(rebuilt.stdout)["runs"]
+    assert run["counts"]["points"] == chunks and run["counts"]["to"].startswith("wayfarer@")
+    assert asyncio.run(point_count(data)) == chunks  # the pointer file survives the process
+    found = wayfarer("search", "getting around Lisbon", "--data-dir", str(data), cwd=tmp_path)
+    assert found.returncode == 0 and "lisbon" in found.stdout.lower()
+    both = wayfarer("reindex", "--data-dir", str(data), cwd=tmp_path, **extra)  # every scheduled job
+    assert [r["job"] for r in json.loads(both.stdout)["runs"]] == ["seed-sync", "purge-expired"]
+    unknown = wayfarer("reindex", "--job", "nope", "--data-dir", str(data), cwd=tmp_path)
+    assert unknown.returncode == 2 and "not_found" in unknown.stderr

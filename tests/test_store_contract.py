@@ -174,3 +174,14 @@ class TestQdrantClientStore(StoreContract):
         await s.open()
         yield s
         await s.close()
+
+    async def test_the_serving_name_is_an_alias_onto_a_generation(self, store: VectorStore) -> None:
+        assert isinstance(store, QdrantStore)
+        assert store.physical_name.startswith("test@")  # a rebuild can switch the alias atomically
+        p = point("a", 0, "alpha")
+        await store.upsert([p])
+        assert len(await store.get([p.id])) == 1
+        await store.promote("also")
+        aliases = {a.alias_name: a.collection_name for a in (await store._client.get_aliases()).aliases}
+        assert aliases == {"test": store.physical_name, "also": store.physical_name}
+        assert await store.drop_siblings("test") == []

@@ -99,8 +99,13 @@ class LiveIngestor:
         """Write the call's top results (deduplicated) and index the request; safe to run concurrently."""
         return await self.ingest_many([(call, scope, req_key)])
 
-    async def ingest_many(self, items: Sequence[tuple[ToolCall, str, str]]) -> LiveCounts:
-        """Several calls at once: one embedding batch and one upsert for all their new results."""
+    async def ingest_many(
+        self, items: Sequence[tuple[ToolCall, str, str]], *, rewrite: bool = False
+    ) -> LiveCounts:
+        """Several calls at once: one embedding batch and one upsert for all their new results.
+
+        ``rewrite`` writes unchanged results too, renewing their freshness (a scheduled refresh).
+        """
         counts = LiveCounts()
         to_write: list[tuple[Result, str, str, str]] = []  # result, tool, scope, added|updated
         claimed: list[str] = []
@@ -114,7 +119,11 @@ class LiveIngestor:
                     claimed.append(key)
                     continue
                 existing = await self._kv.get(key)
-                if existing is not None and json.loads(existing).get("version") == version(result):
+                if (
+                    not rewrite
+                    and existing is not None
+                    and json.loads(existing).get("version") == version(result)
+                ):
                     counts.skipped += 1
                     continue
                 await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
@@ -130,8 +139,14 @@ class LiveIngestor:
         for call, scope, req_key in items:
             top = call.results[: self._settings.top_n]
             if top:
-                index = {"ids": [live_point_id(scope, r.identity) for r in top], "fetched_at": time.time()}
-                await self._kv.set(req_key, json.dumps(index), min(self.ttl(r.kind) for r in top))
+                ttl = min(self.ttl(r.kind) for r in top)
+                now = time.time()
+                index = {
+                    "ids": [live_point_id(scope, r.identity) for r in top],
+                    "fetched_at": now,
+                    "valid_until": now + ttl,
+                }
+                await self._kv.set(req_key, json.dumps(index), ttl)
         for field in ("added", "updated", "skipped"):
             setattr(self.totals, field, getattr(self.totals, field) + getattr(counts, field))
         logger.info("ingested results of %d calls: %s", len(items), counts)

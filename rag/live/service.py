@@ -12,6 +12,7 @@ from connectors.tools import TOOLS, ToolCall, ToolRunner
 from rag.background import BackgroundTasks
 from rag.errors import WayfarerError
 from rag.live.ingest import LiveIngestor, request_key
+from rag.live.popular import PopularCalls
 from rag.live.sanitize import clean_result
 from rag.observability.metrics import Metrics
 from rag.settings import LiveSettings
@@ -137,7 +138,9 @@ class ToolService:
         tasks: BackgroundTasks,
         settings: LiveSettings,
         metrics: Metrics | None = None,
+        popular: PopularCalls | None = None,
     ) -> None:
+        self.popular = popular
         self.runner = runner
         self.ingestor = ingestor
         self.tasks = tasks
@@ -154,6 +157,9 @@ class ToolService:
             self.metrics.tool_calls.labels(name if name in TOOLS else "unknown", exc.code).inc()
             raise
         self.metrics.tool_calls.labels(name, "index" if outcome.from_index else "provider").inc()
+        if self.popular is not None:
+            params = outcome.call.params.model_dump(mode="json", exclude_none=True)
+            await self.popular.record(name, params, user_id or "*")
         if outcome.from_index:
             self.metrics.cache_hits.labels(name).inc()
         else:
@@ -181,6 +187,20 @@ class ToolService:
             ingesting = min(self._settings.top_n, len(call.results))
             self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting)
+
+    async def refresh(self, name: str, raw: Any, scopes: list[str]) -> int:
+        """Call ``name`` once and write its results afresh for each scope (renewing their freshness)."""
+        params = self.runner.validate(name, raw)
+        call = await self.runner.call(name, params)
+        self.provider_calls += 1
+        self.metrics.tool_calls.labels(name, "refresh").inc()
+        limit = self._settings.max_text_chars
+        call = replace(call, results=[clean_result(r, limit) for r in call.results])
+        if not call.results:
+            return 0
+        items = [(call, scope, request_key(scope, name, params)) for scope in scopes]
+        counts = await self.ingestor.ingest_many(items, rewrite=True)
+        return counts.added + counts.updated
 
     async def recall(self, message: str, user_id: str | None, limit: int = 5) -> list[Hit] | None:
         """This user's earlier results that a "what did you find" message asks about, or None."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -93,6 +94,30 @@ class VectorStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    # Generations: a full rebuild fills a new collection, then points the serving name at it.
+
+    @property
+    def physical_name(self) -> str:
+        """This collection's own name (a generation such as ``wayfarer@1763772000``)."""
+        ...
+
+    async def promote(self, name: str) -> None:
+        """Make ``name`` refer to this collection, atomically and durably (an alias or a pointer file)."""
+        ...
+
+    async def drop(self) -> None:
+        """Close this collection and delete its data."""
+        ...
+
+    async def drop_siblings(self, family: str) -> list[str]:
+        """Delete the other generations of ``family`` (left by an interrupted rebuild); their names."""
+        ...
+
+
+def generation_name(family: str) -> str:
+    """A new generation's name: the family, ``@``, and a time stamp in milliseconds."""
+    return f"{family}@{time.time_ns() // 1_000_000}"
 
 
 def equals_items(flt: Filter) -> list[tuple[str, list[FilterValue]]]:

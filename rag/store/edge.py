@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,6 +39,7 @@ class EdgeStore:
     """
 
     def __init__(self, path: Path, collection: str, dimension: int, rrf_k: int, prefetch_limit: int) -> None:
+        self._root = path
         self._dir = path / collection
         self._dimension = dimension
         self.rrf_k = rrf_k
@@ -173,6 +176,51 @@ class EdgeStore:
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(self._executor, _flush_close, shard)
         self._executor.shutdown(wait=True)
+
+    @property
+    def physical_name(self) -> str:
+        return self._dir.name
+
+    async def promote(self, name: str) -> None:
+        """Point ``<root>/<name>.current`` at this shard's directory (written, synced, then renamed)."""
+
+        def write() -> None:
+            tmp = self._root / f".{name}.current.tmp"
+            with tmp.open("w") as fh:
+                fh.write(self._dir.name)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, pointer_file(self._root, name))
+
+        await asyncio.to_thread(write)
+
+    async def drop(self) -> None:
+        await self.close()
+        await asyncio.to_thread(shutil.rmtree, self._dir, True)
+
+    async def drop_siblings(self, family: str) -> list[str]:
+        current = current_directory(self._root, family)
+        others = [
+            d
+            for d in (self._root.iterdir() if self._root.is_dir() else [])
+            if d.is_dir() and d.name.startswith(family + "@") and d.name not in (current, self._dir.name)
+        ]
+        for d in others:
+            await asyncio.to_thread(shutil.rmtree, d, True)
+        return [d.name for d in others]
+
+
+def pointer_file(root: Path, family: str) -> Path:
+    return root / f"{family}.current"
+
+
+def current_directory(root: Path, family: str) -> str:
+    """The shard directory serving ``family``: the pointer file's, or ``family`` itself before any rebuild."""
+    try:
+        name = pointer_file(root, family).read_text().strip()
+    except FileNotFoundError:
+        return family
+    return name or family
 
 
 def _flush_close(shard: Any) -> None:

@@ -22,6 +22,7 @@ from rag.store.base import (
     Point,
     SearchMode,
     equals_items,
+    generation_name,
 )
 
 logger = logging.getLogger(__name__)
@@ -41,8 +42,13 @@ class QdrantStore:
         api_key: str | None = None,
         location: str | None = None,
         timeout: float = 10.0,
+        generation: bool = False,
     ) -> None:
+        # The serving name is an alias onto a generation (``name@stamp``) so a rebuild can switch it
+        # atomically; a store opened as a generation addresses that collection directly.
         self._collection = collection
+        self._physical = collection
+        self._generation = generation
         self._dimension = dimension
         self.rrf_k = rrf_k
         self._prefetch_limit = prefetch_limit
@@ -51,16 +57,29 @@ class QdrantStore:
         else:
             self._client = AsyncQdrantClient(url=url, api_key=api_key, timeout=int(timeout))
 
+    async def _aliases(self) -> dict[str, str]:
+        found = await self._client.get_aliases()
+        return {a.alias_name: a.collection_name for a in found.aliases}
+
     async def open(self) -> None:
         try:
-            if not await self._client.collection_exists(self._collection):
+            aliases = {} if self._generation else await self._aliases()
+            if self._collection in aliases:
+                self._physical = aliases[self._collection]
+            elif not await self._client.collection_exists(self._collection):
+                if not self._generation:  # a first start: a generation and the alias onto it
+                    self._physical = generation_name(self._collection)
                 await self._client.create_collection(
-                    self._collection,
+                    self._physical,
                     vectors_config={
                         DENSE: models.VectorParams(size=self._dimension, distance=models.Distance.COSINE)
                     },
                     sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 )
+                if self._physical != self._collection:
+                    await self._client.update_collection_aliases(
+                        change_aliases_operations=[_create_alias(self._collection, self._physical)]
+                    )
             with warnings.catch_warnings():
                 # Local mode warns that payload indexes have no effect there; a server uses them.
                 warnings.simplefilter("ignore", UserWarning)
@@ -74,7 +93,7 @@ class QdrantStore:
             raise IndexUnavailableError(f"cannot open Qdrant collection {self._collection!r}: {exc}") from exc
 
     async def _index(self, name: str, schema: models.PayloadSchemaType) -> None:
-        await self._client.create_payload_index(self._collection, name, schema, wait=True)
+        await self._client.create_payload_index(self._physical, name, schema, wait=True)
 
     async def upsert(self, points: Sequence[Point]) -> None:
         if not points:
@@ -180,6 +199,55 @@ class QdrantStore:
 
     async def close(self) -> None:
         await self._client.close()
+
+    @property
+    def physical_name(self) -> str:
+        return self._physical
+
+    async def promote(self, name: str) -> None:
+        """Point the alias ``name`` at this collection: one atomic alias operation on the server."""
+        try:
+            aliases = await self._aliases()
+            ops: list[models.CreateAliasOperation | models.DeleteAliasOperation] = []
+            if name in aliases:
+                ops.append(models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=name)))
+            elif await self._client.collection_exists(name):
+                # A collection from before aliases were used holds the name: it has to go first.
+                logger.warning("replacing the collection %r by an alias (a moment without it)", name)
+                await self._client.delete_collection(name)
+            ops.append(_create_alias(name, self._physical))
+            await self._client.update_collection_aliases(change_aliases_operations=ops)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot switch {name!r} to {self._physical!r}: {exc}") from exc
+
+    async def drop(self) -> None:
+        try:
+            await self._client.delete_collection(self._physical)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot delete collection {self._physical!r}: {exc}") from exc
+        finally:
+            await self._client.close()
+
+    async def drop_siblings(self, family: str) -> list[str]:
+        try:
+            serving = (await self._aliases()).get(family)
+            found = await self._client.get_collections()
+            others = [
+                c.name
+                for c in found.collections
+                if c.name.startswith(family + "@") and c.name not in (serving, self._physical)
+            ]
+            for name in others:
+                await self._client.delete_collection(name)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot list or delete old collections: {exc}") from exc
+        return others
+
+
+def _create_alias(alias: str, collection: str) -> models.CreateAliasOperation:
+    return models.CreateAliasOperation(
+        create_alias=models.CreateAlias(collection_name=collection, alias_name=alias)
+    )
 
 
 def _vectors(p: Point) -> dict[str, Any]:

@@ -16,14 +16,17 @@ from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import seed_directory
+from rag.jobs.factory import create_jobs
 from rag.kv.factory import create_kv
 from rag.live.ingest import LiveIngestor
+from rag.live.popular import PopularCalls
 from rag.live.service import ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
 from rag.routing.factory import build_router
 from rag.settings import Settings
 from rag.store.factory import create_store
+from rag.store.switch import SwitchableStore
 from rag.web import keys
 from rag.web.chat import routes as chat_routes
 from rag.web.middleware import error_middleware, metrics_middleware
@@ -55,7 +58,8 @@ async def model_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def store_ctx(app: web.Application) -> AsyncIterator[None]:
-    store = create_store(app[keys.SETTINGS], app[keys.EMBEDDER].dimension)
+    settings = app[keys.SETTINGS]
+    store = SwitchableStore(create_store(settings, app[keys.EMBEDDER].dimension), settings.index.collection)
     await store.open()
     app[keys.STORE] = store
     yield
@@ -136,7 +140,12 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         settings.live,
     )
     app[keys.TASKS] = tasks
-    app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live, metrics)
+    popular = (
+        PopularCalls(app[keys.KV], settings.scheduler.refresh_window_hours * 3600)
+        if settings.scheduler.refresh_popular
+        else None
+    )
+    app[keys.TOOL_SERVICE] = ToolService(tools, ingestor, tasks, settings.live, metrics, popular)
     app[keys.CHAT] = ChatService(
         SessionStore(app[keys.KV]),
         app[keys.ROUTER],
@@ -159,6 +168,26 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
     await tasks.close(settings.live.shutdown_grace_seconds)
 
 
+async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The re-indexing jobs, and their scheduler unless WAYFARER_SCHEDULER__ENABLED=false."""
+    settings = app[keys.SETTINGS]
+    jobs = create_jobs(
+        settings,
+        kv=app[keys.KV],
+        store=app[keys.STORE],
+        ingestor=app[keys.INGESTOR],
+        embedder=app[keys.EMBEDDER],
+        sparse=app[keys.SPARSE],
+        tools=app[keys.TOOL_SERVICE],
+        metrics=app[keys.METRICS],
+    )
+    app[keys.JOBS] = jobs
+    if settings.scheduler.enabled:
+        jobs.start()
+    yield
+    await jobs.stop()
+
+
 def create_app(settings: Settings) -> web.Application:
     app = web.Application(
         middlewares=[metrics_middleware, error_middleware], client_max_size=settings.server.max_body_bytes
@@ -166,7 +195,7 @@ def create_app(settings: Settings) -> web.Application:
     app[keys.SETTINGS] = settings
     app[keys.METRICS] = Metrics()
     app.cleanup_ctx.extend(
-        [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx]
+        [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx, jobs_ctx]
     )
     app.add_routes(routes)
     app.add_routes(chat_routes)

@@ -10,20 +10,21 @@ from rag.background import BackgroundTasks
 from rag.chat.service import ChatService
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
+from rag.jobs.runner import JobRunner
 from rag.kv.base import KVStore
 from rag.live.service import ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 from rag.settings import Settings
-from rag.store.base import VectorStore
+from rag.store.switch import SwitchableStore
 
 SETTINGS = web.AppKey("settings", Settings)
 KV = web.AppKey("kv", KVStore)
 EMBEDDER = web.AppKey("embedder", Embedder)
 QUERY_EMBEDDER = web.AppKey("query_embedder", Embedder)
 SPARSE = web.AppKey("sparse", SparseEncoder)
-STORE = web.AppKey("store", VectorStore)
+STORE = web.AppKey("store", SwitchableStore)
 INGESTOR = web.AppKey("ingestor", Ingestor)
 RETRIEVER = web.AppKey("retriever", Retriever)
 TOOLS = web.AppKey("tools", ToolSession)
@@ -33,3 +34,4 @@ TASKS = web.AppKey("tasks", BackgroundTasks)
 TOOL_SERVICE = web.AppKey("tool_service", ToolService)
 CHAT = web.AppKey("chat", ChatService)
 METRICS = web.AppKey("metrics", Metrics)
+JOBS = web.AppKey("jobs", JobRunner)

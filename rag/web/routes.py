@@ -13,6 +13,7 @@ from rag.web.auth import require_admin, require_user
 from rag.web.schemas import (
     DocumentsRequest,
     RecallRequest,
+    ReindexRequest,
     RouteRequest,
     SearchRequest,
     read_body,
@@ -157,3 +158,19 @@ async def delete_document(request: web.Request) -> web.Response:
     doc_id = request.match_info["document_id"]
     found = await request.app[keys.INGESTOR].delete_document(doc_id)
     return web.json_response({"deleted": 1 if found else 0})
+
+
+@routes.get("/v1/admin/jobs")
+async def jobs(request: web.Request) -> web.Response:
+    require_admin(request)
+    return web.json_response({"jobs": await request.app[keys.JOBS].status()})
+
+
+@routes.post("/v1/admin/reindex")
+async def reindex(request: web.Request) -> web.Response:
+    """Run one job now (``{"job": "rebuild"}``), or every enabled scheduled job (``{}``); waits for it."""
+    require_admin(request)
+    body = await read_body(request, ReindexRequest)
+    runner = request.app[keys.JOBS]
+    names = [body.job] if body.job else [j.name for j in runner.jobs.values() if j.enabled and j.every_minutes]
+    return web.json_response({"runs": [await runner.run(name) for name in names]})

@@ -52,6 +52,11 @@ class RouteRequest(_Strict):
     user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
 
 
+class ReindexRequest(_Strict):
+    # A job name (seed-sync, purge-expired, refresh-popular, rebuild); none: every enabled scheduled job.
+    job: Annotated[str, StringConstraints(min_length=1, max_length=100)] | None = None
+
+
 class DocumentIn(_Strict):
     id: DocId
     text: Annotated[str, StringConstraints(min_length=1)]

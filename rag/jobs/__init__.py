@@ -1,0 +1,1 @@
+"""Scheduled re-indexing: the jobs, their locks, the scheduler and full rebuilds."""
