@@ -126,3 +126,18 @@ class TestRedisKV(KVContract):
     async def test_unreachable_redis_is_a_clear_error(self) -> None:
         with pytest.raises(KVUnavailableError, match="cannot reach Redis"):
             await RedisKV("redis://127.0.0.1:1/0", "x").open()
+
+
+async def test_sqlite_deletes_expired_rows(tmp_path: Path) -> None:
+    import sqlite3
+
+    kv = SQLiteKV(tmp_path / "kv.db")
+    await kv.open()
+    kv.SWEEP_EVERY = 10
+    for i in range(9):
+        await kv.set(f"rate:{i}", "1", ttl=0.05)
+    await asyncio.sleep(0.1)
+    await kv.set("kept", "x")  # the tenth write sweeps
+    await kv.close()
+    rows = sqlite3.connect(tmp_path / "kv.db").execute("SELECT key FROM kv").fetchall()
+    assert rows == [("kept",)]

@@ -23,9 +23,13 @@ CREATE TABLE IF NOT EXISTS kv (
 
 
 class SQLiteKV:
+    # Expired rows are invisible at once, and deleted every this many writes (Redis expires them itself).
+    SWEEP_EVERY = 1000
+
     def __init__(self, path: Path) -> None:
         self._path = path
         self._db: aiosqlite.Connection | None = None
+        self._writes = 0
 
     async def open(self) -> None:
         try:
@@ -34,9 +38,20 @@ class SQLiteKV:
             await self._db.execute("PRAGMA journal_mode=WAL")
             await self._db.execute("PRAGMA synchronous=NORMAL")
             await self._db.execute(_SCHEMA)
+            await self._db.execute(
+                "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),)
+            )
             await self._db.commit()
         except (sqlite3.Error, OSError) as exc:
             raise KVUnavailableError(f"cannot open the key-value store at {self._path}: {exc}") from exc
+
+    async def _wrote(self) -> None:
+        self._writes += 1
+        if self._writes % self.SWEEP_EVERY == 0:
+            await self._conn.execute(
+                "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),)
+            )
+            await self._conn.commit()
 
     @property
     def _conn(self) -> aiosqlite.Connection:
@@ -56,6 +71,7 @@ class SQLiteKV:
                 (key, value, expires, now),
             )
             await self._conn.commit()
+            await self._wrote()
         except sqlite3.Error as exc:
             raise KVUnavailableError(f"key-value write failed: {exc}") from exc
         return cur.rowcount == 1
@@ -67,6 +83,7 @@ class SQLiteKV:
                 "INSERT OR REPLACE INTO kv (key, value, expires_at) VALUES (?, ?, ?)", (key, value, expires)
             )
             await self._conn.commit()
+            await self._wrote()
         except sqlite3.Error as exc:
             raise KVUnavailableError(f"key-value write failed: {exc}") from exc
 
@@ -107,6 +124,7 @@ class SQLiteKV:
             )
             row = await cur.fetchone()
             await self._conn.commit()
+            await self._wrote()
         except sqlite3.Error as exc:
             raise KVUnavailableError(f"key-value write failed: {exc}") from exc
         return int(row[0]) if row else 1
