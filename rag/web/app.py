@@ -14,9 +14,9 @@ from rag.chat.limits import RateLimit
 from rag.chat.service import ChatService
 from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
+from rag.errors import JobRunningError
 from rag.ingest.pipeline import Ingestor
-from rag.ingest.seeding import seed_directory
-from rag.jobs.factory import create_jobs
+from rag.jobs.factory import SEED_SYNC, create_jobs
 from rag.kv.factory import create_kv
 from rag.live.ingest import LiveIngestor
 from rag.live.popular import PopularCalls
@@ -117,9 +117,6 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
         per_document=settings.index.max_chunks_per_document,
         pooling=settings.index.pooling,
     )
-    if settings.index.seed_on_start:
-        counts = await seed_directory(ingestor, settings.index.seed_dir)
-        logger.info("seed corpus: %s", counts.as_dict())
     yield
 
 
@@ -182,6 +179,12 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
         metrics=app[keys.METRICS],
     )
     app[keys.JOBS] = jobs
+    if settings.index.seed_on_start:  # under seed-sync's lock: replicas starting together seed once
+        try:
+            run = await jobs.run(SEED_SYNC)
+            logger.info("seed corpus: %s", run["counts"])
+        except JobRunningError:
+            logger.info("seed corpus: another replica is syncing it")
     if settings.scheduler.enabled:
         jobs.start()
     yield
