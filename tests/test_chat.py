@@ -112,3 +112,11 @@ async def test_bad_chat_requests(client) -> None:  # type: ignore[no-untyped-def
     ):
         resp = await client.post("/v1/chat", data=body)
         assert resp.status in (400, 422) and (await resp.json())["error"]["code"] == code
+
+
+async def test_passages_about_other_cities_stay_out_of_a_tool_answer(client) -> None:  # type: ignore[no-untyped-def]
+    await say(client, "uma", f"Find flights from London to Lisbon on {ahead(50).isoformat()}")
+    body = await say(client, "uma", "and a hotel there for 3 nights")
+    assert body["tool_calls"][0]["params"]["city"] == "LIS"
+    docs = [s["id"] for s in body["sources"] if s["kind"] == "document"]
+    assert all(d == "guides/lisbon" or d.startswith("topics/") for d in docs)

@@ -16,6 +16,7 @@ from rag.chat.limits import RateLimit
 from rag.chat.sessions import SessionStore
 from rag.chat.trip import complete_params, update_trip
 from rag.errors import RateLimitedError, ValidationError, WayfarerError
+from rag.ingest.documents import norm
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -161,6 +162,10 @@ class ChatService:
             tool_calls.append(_tool_call(outcome))
             live_sources.extend(_live_sources(outcome))
 
+        if calls and trip.destination_name:
+            # Tool results are about one place: guide passages about another city would only confuse.
+            here = norm(trip.destination_name)
+            hits = [h for h in hits if h.payload.get("city_norm") in (None, here)]
         passages = [passage_from_payload(h.id, h.payload) for h in hits]
         recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
         clarify = self._router._clarify(waiting) if waiting else None
