@@ -242,7 +242,7 @@ async def _reindex_local(settings: Settings, job: str | None) -> dict[str, Any]:
     await runner.setup()  # opens every resource through the app's cleanup contexts
     try:
         jobs = app[keys.JOBS]
-        names = [job] if job else [j.name for j in jobs.jobs.values() if j.enabled and j.every_minutes]
+        names = [job] if job else jobs.scheduled()
         return {"runs": [await jobs.run(name) for name in names]}
     finally:
         await runner.cleanup()

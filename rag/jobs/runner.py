@@ -48,6 +48,10 @@ class JobRunner:
             raise NotFoundError(f"no such job: {name!r} (jobs: {', '.join(self.jobs)})")
         return self.jobs[name]
 
+    def scheduled(self) -> list[str]:
+        """The jobs the scheduler runs (what a plain `wayfarer reindex` runs), in order."""
+        return [j.name for j in self.jobs.values() if j.enabled and j.every_minutes]
+
     async def run(self, name: str) -> dict[str, Any]:
         """Run a job now, in this task. Raises ``job_running`` if it runs elsewhere (a replica or task)."""
         job = self.job(name)

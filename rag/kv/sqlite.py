@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS kv (
 )
 """
 
+_SWEEP = "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?"
+
 
 class SQLiteKV:
     # Expired rows are invisible at once, and deleted every this many writes (Redis expires them itself).
@@ -38,9 +40,7 @@ class SQLiteKV:
             await self._db.execute("PRAGMA journal_mode=WAL")
             await self._db.execute("PRAGMA synchronous=NORMAL")
             await self._db.execute(_SCHEMA)
-            await self._db.execute(
-                "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),)
-            )
+            await self._db.execute(_SWEEP, (time.time(),))
             await self._db.commit()
         except (sqlite3.Error, OSError) as exc:
             raise KVUnavailableError(f"cannot open the key-value store at {self._path}: {exc}") from exc
@@ -48,9 +48,7 @@ class SQLiteKV:
     async def _wrote(self) -> None:
         self._writes += 1
         if self._writes % self.SWEEP_EVERY == 0:
-            await self._conn.execute(
-                "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?", (time.time(),)
-            )
+            await self._conn.execute(_SWEEP, (time.time(),))
             await self._conn.commit()
 
     @property

@@ -178,24 +178,25 @@ class ToolService:
                 return ToolOutcome(
                     ToolCall(name, provider.name, provider.sandbox, params, cached, 0.0), True, 0
                 )
-        call = await self.runner.call(name, params)
-        self.provider_calls += 1
-        limit = self._settings.max_text_chars
-        call = replace(call, results=[clean_result(r, limit) for r in call.results])
+        call = await self._provider_call(name, params)
         ingesting = 0
         if self._settings.ingest and call.results:
             ingesting = min(self._settings.top_n, len(call.results))
             self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting)
 
+    async def _provider_call(self, name: str, params: Any) -> ToolCall:
+        """The provider's answer, with its third-party text sanitized."""
+        call = await self.runner.call(name, params)
+        self.provider_calls += 1
+        limit = self._settings.max_text_chars
+        return replace(call, results=[clean_result(r, limit) for r in call.results])
+
     async def refresh(self, name: str, raw: Any, scopes: list[str]) -> int:
         """Call ``name`` once and write its results afresh for each scope (renewing their freshness)."""
         params = self.runner.validate(name, raw)
-        call = await self.runner.call(name, params)
-        self.provider_calls += 1
+        call = await self._provider_call(name, params)
         self.metrics.tool_calls.labels(name, "refresh").inc()
-        limit = self._settings.max_text_chars
-        call = replace(call, results=[clean_result(r, limit) for r in call.results])
         if not call.results:
             return 0
         items = [(call, scope, request_key(scope, name, params)) for scope in scopes]

@@ -172,5 +172,5 @@ async def reindex(request: web.Request) -> web.Response:
     require_admin(request)
     body = await read_body(request, ReindexRequest)
     runner = request.app[keys.JOBS]
-    names = [body.job] if body.job else [j.name for j in runner.jobs.values() if j.enabled and j.every_minutes]
+    names = [body.job] if body.job else runner.scheduled()
     return web.json_response({"runs": [await runner.run(name) for name in names]})
