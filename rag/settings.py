@@ -25,12 +25,38 @@ class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     data_dir: Path = Path("data")
-    # Request bodies above this are refused with 413 payload_too_large.
-    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
-    max_query_chars: int = Field(2000, ge=10)
     # Chat messages one user may send per window (all replicas together, counted in the KV store); 0: no limit.
     chat_rate_limit: int = Field(30, ge=0)
     chat_rate_window_seconds: int = Field(60, ge=1)
+
+
+class LimitsSettings(BaseModel):
+    """Every size and time limit on what clients and providers send, in one place.
+
+    Whatever crosses one of these is refused with a 4xx error that names the limit (or, for providers and
+    deadlines, a provider error naming the tool), never a 500 or a hang.
+    """
+
+    # Request bodies above this are refused with 413 payload_too_large.
+    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # Nesting of JSON bodies and WebSocket frames (objects and arrays inside each other).
+    max_json_depth: int = Field(32, ge=2, le=1000)
+    # Digits in one JSON integer (a 64-bit integer has at most 19).
+    max_int_digits: int = Field(19, ge=1, le=4300)
+    # A chat message, search query or route message.
+    max_message_chars: int = Field(2000, ge=10)
+    # Document metadata: nesting, keys (counted at every level) and size as JSON.
+    max_metadata_depth: int = Field(4, ge=1, le=64)
+    max_metadata_keys: int = Field(64, ge=1)
+    max_metadata_bytes: int = Field(16 * 1024, ge=256)
+    # Documents whose texts add up to more than this are ingested as a background job to poll.
+    document_job_chars: int = Field(200_000, ge=1000)
+    # A provider's response body; a larger one is a provider_bad_response, not a memory spike.
+    provider_max_bytes: int = Field(8 * 1024 * 1024, ge=1024)
+    # One tool call, retries and token refresh included; past it the call fails with provider_timeout.
+    tool_deadline_seconds: float = Field(12.0, gt=0)
+    # One chat answer; tools still running then are reported as timed out and the answer goes out.
+    chat_deadline_seconds: float = Field(20.0, gt=0)
 
 
 class IndexSettings(BaseModel):
@@ -189,6 +215,7 @@ class Settings(BaseSettings):
     # The travellers' time zone: "today" for date validation and relative dates.
     timezone: str = "UTC"
     server: ServerSettings = ServerSettings()
+    limits: LimitsSettings = LimitsSettings()
     index: IndexSettings = IndexSettings()
     kv: KVSettings = KVSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()

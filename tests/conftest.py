@@ -73,7 +73,7 @@ async def client(aiohttp_client, make_settings, small_seed):  # type: ignore[no-
     settings = make_settings(
         WAYFARER_ADMIN_TOKEN="s3cret",
         WAYFARER_INDEX__SEED_DIR=str(small_seed),
-        WAYFARER_SERVER__MAX_BODY_BYTES=str(8 * 1024 * 1024),
+        WAYFARER_LIMITS__MAX_BODY_BYTES=str(8 * 1024 * 1024),
     )
     app: web.Application = create_app(settings)
     return await aiohttp_client(app)

@@ -148,7 +148,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         app[keys.ROUTER],
         app[keys.RETRIEVER],
         app[keys.TOOL_SERVICE],
-        max_message_chars=settings.server.max_query_chars,
+        max_message_chars=settings.limits.max_message_chars,
         writer=(
             LLMWriter(
                 app[keys.LLM], settings.llm.model, today=settings.today, timeout=settings.llm.timeout_seconds
@@ -193,7 +193,7 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
 
 def create_app(settings: Settings) -> web.Application:
     app = web.Application(
-        middlewares=[metrics_middleware, error_middleware], client_max_size=settings.server.max_body_bytes
+        middlewares=[metrics_middleware, error_middleware], client_max_size=settings.limits.max_body_bytes
     )
     app[keys.SETTINGS] = settings
     app[keys.METRICS] = Metrics()

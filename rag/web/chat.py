@@ -62,7 +62,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     if not user_id or len(user_id) > 200:
         raise web.HTTPBadRequest(reason="give ?user_id= (1 to 200 characters)")
     require_user(request, user_id, query_token=True)
-    limit = request.app[keys.SETTINGS].server.max_query_chars
+    limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
     await ws.prepare(request)
     current: asyncio.Task[None] | None = None

@@ -55,8 +55,8 @@ async def search(request: web.Request) -> web.Response:
     body = await read_body(request, SearchRequest)
     require_user(request, body.user_id)
     settings = request.app[keys.SETTINGS]
-    if len(body.query) > settings.server.max_query_chars:
-        raise ValidationError(f"query: at most {settings.server.max_query_chars} characters")
+    if len(body.query) > settings.limits.max_message_chars:
+        raise ValidationError(f"query: at most {settings.limits.max_message_chars} characters")
     equals: dict[str, FilterValue | list[FilterValue]] = {}
     f = body.filters
     if f.city:
@@ -130,7 +130,7 @@ async def route(request: web.Request) -> web.Response:
     """Which tools a message asks for, with parameters, what is missing, and whether to search documents."""
     body = await read_body(request, RouteRequest)
     require_user(request, body.user_id)
-    limit = request.app[keys.SETTINGS].server.max_query_chars
+    limit = request.app[keys.SETTINGS].limits.max_message_chars
     if len(body.message) > limit:
         raise ValidationError(f"message: at most {limit} characters")
     decision = await request.app[keys.ROUTER].route(body.message)
