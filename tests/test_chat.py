@@ -101,7 +101,7 @@ async def test_websocket_streams_and_survives_bad_frames(client) -> None:  # typ
         assert len(pieces) > 1 and "".join(pieces) == frame["text"]
         assert frame["sources"] and frame["tool_calls"] == []
     resp = await client.get("/v1/ws")
-    assert resp.status == 400
+    assert resp.status == 422 and (await resp.json())["error"]["code"] == "validation_error"
 
 
 async def test_bad_chat_requests(client) -> None:  # type: ignore[no-untyped-def]

@@ -28,6 +28,66 @@ RESERVED_KEYS = frozenset(
 )
 
 
+# Fields that tool results and the pipeline set, which search, recall and freshness filters rely on.
+PIPELINE_KEYS = RESERVED_KEYS | frozenset(
+    {
+        "kind",
+        "user_scope",
+        "valid_until",
+        "fetched_at",
+        "fetched_at_iso",
+        "identity",
+        "sandbox",
+        "provider",
+        "tool",
+        "result",
+        "price",
+        "indicative",
+        "iata",
+    }
+)
+# Sources the service itself writes: the seed corpus and tool results.
+RESERVED_SOURCES = frozenset({"seed", "live"})
+_INT64 = 2**63
+
+
+def check_metadata(metadata: dict[str, Any], max_depth: int, max_keys: int, max_bytes: int) -> None:
+    """Raise ValueError when client metadata is too deep, too large, or sets what the pipeline owns.
+
+    The index stores metadata as payload: a value nested too deep or an integer past 64 bits would be
+    accepted here and then fail every search that touches it.
+    """
+    owned = sorted(k for k in metadata if k.casefold() in PIPELINE_KEYS)
+    if owned:
+        raise ValueError(f"{', '.join(owned)}: set by the service, not by document metadata")
+    source = metadata.get("source")
+    if source is not None:
+        if not isinstance(source, str) or not source.strip():
+            raise ValueError("source: a non-empty string")
+        if norm(source) in RESERVED_SOURCES:
+            raise ValueError(f"source: {source!r} is reserved for the service's own documents")
+    keys = 0
+    stack: list[tuple[Any, int]] = [(metadata, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > max_depth:
+                raise ValueError(f"nested more than {max_depth} levels deep")
+            keys += len(value)
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            if depth > max_depth:
+                raise ValueError(f"nested more than {max_depth} levels deep")
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+            raise ValueError("an integer is outside the 64-bit range")
+        if keys > max_keys:
+            raise ValueError(f"more than {max_keys} keys")
+    size = len(json.dumps(metadata, ensure_ascii=False).encode())
+    if size > max_bytes:
+        raise ValueError(f"{size} bytes as JSON, more than the limit of {max_bytes}")
+
+
 @dataclass(frozen=True, slots=True)
 class SourceDocument:
     id: str

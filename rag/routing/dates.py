@@ -100,6 +100,10 @@ class DateMention:
     weekend: bool = False
 
 
+# Relative dates further ahead than this are not read as dates.
+MAX_DAYS_AHEAD = 5 * 366
+
+
 def number(word: str) -> int | None:
     word = word.strip().lower()
     if word.isdigit():
@@ -160,9 +164,10 @@ def _parse(
         return today + dt.timedelta(days=2), None, False
     if kind in ("in_days", "in_weeks"):
         n = number(g[0])
-        if n is None:
-            return None
-        return today + dt.timedelta(days=n * (7 if kind == "in_weeks" else 1)), None, False
+        days = None if n is None else n * (7 if kind == "in_weeks" else 1)
+        if days is None or days > MAX_DAYS_AHEAD:
+            return None  # "in 3000000 days" is no travel date (and past the calendar's end)
+        return today + dt.timedelta(days=days), None, False
     if kind == "weekend":
         saturday = today + dt.timedelta(days=(5 - today.weekday()) % 7)
         if today.weekday() == 6:  # on a Sunday, "this weekend" is today
@@ -215,7 +220,7 @@ def find_dates(text: str, today: dt.date, order: DateOrder = "MDY") -> list[Date
             ):
                 continue
             parsed = _parse(kind, m, today, order)
-            if parsed is None:
+            if parsed is None or (parsed[0] - today).days > MAX_DAYS_AHEAD:
                 continue
             taken.append((m.start(), m.end()))
             found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2]))

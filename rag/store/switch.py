@@ -30,6 +30,8 @@ class SwitchableStore:
         self.write_lock = asyncio.Lock()
         self._inflight: dict[int, int] = {}
         self._idle = asyncio.Condition()
+        # False from a failed write until a write succeeds: /readyz reports an index that refuses writes.
+        self.writable = True
 
     @asynccontextmanager
     async def _using(self, store: VectorStore) -> Any:
@@ -50,8 +52,13 @@ class SwitchableStore:
 
     async def _write(self, op: Callable[[VectorStore], Awaitable[None]]) -> None:
         async with self.write_lock:
-            async with self._using(self.current) as store:
-                await op(store)
+            try:
+                async with self._using(self.current) as store:
+                    await op(store)
+            except Exception:
+                self.writable = False
+                raise
+            self.writable = True
             if self.shadow is not None:
                 await op(self.shadow)
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from rag.errors import WayfarerError
+from rag.errors import UnknownFrameError, ValidationError, WayfarerError
 from rag.web import keys
 from rag.web.auth import require_user
 from rag.web.middleware import error_body
-from rag.web.schemas import ChatRequest, read_body
+from rag.web.schemas import ChatRequest, parse_json, read_body, user_id_param
 
 logger = logging.getLogger(__name__)
 routes = web.RouteTableDef()
@@ -33,7 +32,7 @@ async def chat(request: web.Request) -> web.Response:
 
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
-    user_id = request.match_info["user_id"]
+    user_id = _path_user(request)
     require_user(request, user_id)
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
@@ -49,7 +48,7 @@ async def session(request: web.Request) -> web.Response:
 
 @routes.delete("/v1/sessions/{user_id}")
 async def forget(request: web.Request) -> web.Response:
-    user_id = request.match_info["user_id"]
+    user_id = _path_user(request)
     require_user(request, user_id)
     forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
     return web.json_response({"forgotten": forgotten})
@@ -58,9 +57,8 @@ async def forget(request: web.Request) -> web.Response:
 @routes.get("/v1/ws")
 async def websocket(request: web.Request) -> web.StreamResponse:
     """Messages in, streamed answers out; errors are frames and the connection stays usable."""
-    user_id = request.query.get("user_id", "").strip()
-    if not user_id or len(user_id) > 200:
-        raise web.HTTPBadRequest(reason="give ?user_id= (1 to 200 characters)")
+    user_id = user_id_param(request.query.get("user_id", ""))
+    assert user_id is not None
     require_user(request, user_id, query_token=True)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
@@ -72,27 +70,36 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                 if msg.type == WSMsgType.BINARY:
                     await _error(ws, "invalid_frame", "send JSON text frames")
                 continue
+            # Nothing a frame holds may end the connection: every failure is an error frame.
             try:
-                frame = json.loads(msg.data)
-            except json.JSONDecodeError:
-                await _error(ws, "invalid_json", "the frame is not valid JSON")
-                continue
-            if not isinstance(frame, dict) or frame.get("type") != "message":
-                await _error(ws, "unknown_frame_type", 'send {"type": "message", "text": "..."}')
-                continue
-            if not isinstance(frame.get("text"), str):
-                await _error(ws, "validation_error", "text: a string is required")
+                text = _message_text(parse_json(msg.data, request, "the frame"))
+            except WayfarerError as exc:
+                await _error(ws, exc.code, exc.message)
                 continue
             if current is not None and not current.done():
                 await _error(ws, "busy", "wait for the answer to the previous message")
                 continue
-            current = asyncio.create_task(_answer(ws, request.app, user_id, frame["text"]))
+            current = asyncio.create_task(_answer(ws, request.app, user_id, text))
     finally:
         if current is not None and not current.done():
             current.cancel()  # the client went away: stop generating
             with contextlib.suppress(asyncio.CancelledError):
                 await current
     return ws
+
+
+def _message_text(frame: Any) -> str:
+    if not isinstance(frame, dict) or frame.get("type") != "message":
+        raise UnknownFrameError('send {"type": "message", "text": "..."}')
+    if not isinstance(frame.get("text"), str):
+        raise ValidationError("text: a string is required")
+    return str(frame["text"])
+
+
+def _path_user(request: web.Request) -> str:
+    user_id = user_id_param(request.match_info["user_id"])
+    assert user_id is not None
+    return user_id
 
 
 async def _answer(ws: web.WebSocketResponse, app: web.Application, user_id: str, text: str) -> None:

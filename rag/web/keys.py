@@ -10,6 +10,7 @@ from rag.background import BackgroundTasks
 from rag.chat.service import ChatService
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.uploads import DocumentJobs
 from rag.jobs.runner import JobRunner
 from rag.kv.base import KVStore
 from rag.live.service import ToolService
@@ -35,3 +36,4 @@ TOOL_SERVICE = web.AppKey("tool_service", ToolService)
 CHAT = web.AppKey("chat", ChatService)
 METRICS = web.AppKey("metrics", Metrics)
 JOBS = web.AppKey("jobs", JobRunner)
+DOCUMENT_JOBS = web.AppKey("document_jobs", DocumentJobs)

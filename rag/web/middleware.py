@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 
 from rag.errors import WayfarerError
 from rag.web import keys
@@ -20,7 +22,10 @@ _HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
+    431: "headers_too_large",
+    501: "not_implemented",
 }
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -37,7 +42,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except WayfarerError as exc:
         if exc.status >= 500:
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
-        return web.json_response(exc.to_json(), status=exc.status)
+        response = web.json_response(exc.to_json(), status=exc.status)
+        if request.content.exception() is not None:
+            response.force_close()  # the body could not be read to its end: this connection is spent
+        return response
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -72,3 +80,33 @@ async def metrics_middleware(request: web.Request, handler: Handler) -> web.Stre
         metrics.requests.labels(request.method, route, str(status)).inc()
         if status != 101:
             metrics.request_seconds.labels(route).observe(time.perf_counter() - start)
+
+
+def json_protocol_errors() -> None:
+    """Answer requests that aiohttp's parser refuses with our JSON error body too.
+
+    A URL or header over aiohttp's 8 KB line limit, an unknown method or a malformed request line is
+    answered by aiohttp's protocol handler in plain text, before any middleware runs; its one hook is
+    ``RequestHandler.handle_error``, so the body is rewritten there (status and connection close kept).
+    """
+    original = RequestHandler.handle_error
+    if getattr(original, "wayfarer_json", False):
+        return
+
+    def handle_error(
+        self: RequestHandler,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        original(self, request, status, exc, message)  # logs as aiohttp does
+        code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal_error")
+        text = " ".join((message or "").split()) if status < 500 else ""
+        text = text.removeprefix(f"{status}, message: ") or HTTPStatus(status).phrase
+        response = web.json_response(error_body(code, text[:300]), status=status)
+        response.force_close()
+        return response
+
+    handle_error.wayfarer_json = True  # type: ignore[attr-defined]
+    RequestHandler.handle_error = handle_error  # type: ignore[method-assign]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from rag.errors import UnknownFilterValueError, ValidationError
+from rag.errors import NotFoundError, UnknownFilterValueError, ValidationError, WayfarerError
 from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
@@ -18,6 +18,7 @@ from rag.web.schemas import (
     SearchRequest,
     read_body,
     read_json_object,
+    user_id_param,
 )
 
 routes = web.RouteTableDef()
@@ -38,16 +39,27 @@ async def healthz(request: web.Request) -> web.Response:
 
 @routes.get("/readyz")
 async def readyz(request: web.Request) -> web.Response:
+    """Ready when the model is loaded, the index answers and takes writes, and the KV store takes writes."""
     app = request.app
+    store = app.get(keys.STORE)
     checks = {
         "model": keys.EMBEDDER in app,
-        "index": keys.STORE in app and await app[keys.STORE].ping(),
-        "kv": keys.KV in app and await app[keys.KV].ping(),
+        "index": store is not None and store.writable and await store.ping(),
+        "kv": keys.KV in app and await _kv_takes_writes(app),
     }
     ready = all(checks.values())
     return web.json_response(
         {"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503
     )
+
+
+async def _kv_takes_writes(app: web.Application) -> bool:
+    """A real write (a key that expires by itself): a read-only or full store is not ready."""
+    try:
+        await app[keys.KV].set(f"readyz:{id(app)}", "1", 60)
+    except WayfarerError:
+        return False
+    return True
 
 
 @routes.post("/v1/search")
@@ -94,10 +106,12 @@ async def list_tools(request: web.Request) -> web.Response:
 @routes.post("/v1/tools/{name}")
 async def call_tool(request: web.Request) -> web.Response:
     """Call one travel tool by hand: the body is its parameters."""
-    user_id = request.query.get("user_id") or None
+    user_id = user_id_param(request.query.get("user_id") or None)
     require_user(request, user_id)
     params = await read_json_object(request)
-    outcome = await request.app[keys.TOOL_SERVICE].call(request.match_info["name"], params, user_id)
+    outcome = await request.app[keys.TOOL_SERVICE].call(
+        request.match_info["name"], params, user_id, strict=True
+    )
     return web.json_response(outcome.to_json())
 
 
@@ -139,17 +153,38 @@ async def route(request: web.Request) -> web.Response:
 
 @routes.post("/v1/documents")
 async def add_documents(request: web.Request) -> web.Response:
+    """Ingest documents now, or (large uploads, or ``?wait=false``) as a job to poll: 202 with its status."""
     require_admin(request)
+    wait = request.query.get("wait", "true")
+    if wait not in ("true", "false"):
+        raise ValidationError("wait: true or false")
     body = await read_body(request, DocumentsRequest)
     docs = []
     for d in body.documents:
         metadata = dict(d.metadata)
-        if metadata.setdefault("source", "api") == "seed":
-            raise ValidationError("metadata.source: 'seed' is reserved for the seed corpus")
+        metadata.setdefault("source", "api")
         metadata.setdefault("path", f"api:{d.id}")
         docs.append(SourceDocument(d.id, d.text, metadata))
+    if (
+        wait == "false"
+        or sum(len(d.text) for d in docs) > request.app[keys.SETTINGS].limits.document_job_chars
+    ):
+        status = await request.app[keys.DOCUMENT_JOBS].start(docs)
+        return web.json_response(
+            status, status=202, headers={"Location": f"/v1/documents/jobs/{status['id']}"}
+        )
     counts = await request.app[keys.INGESTOR].ingest(docs)
     return web.json_response(counts.as_dict())
+
+
+@routes.get("/v1/documents/jobs/{job_id}")
+async def document_job(request: web.Request) -> web.Response:
+    """A document upload job: running (with documents done so far), done (with counts), failed or interrupted."""
+    require_admin(request)
+    status = await request.app[keys.DOCUMENT_JOBS].status(request.match_info["job_id"])
+    if status is None:
+        raise NotFoundError("no such document job (jobs are kept for 7 days)")
+    return web.json_response(status)
 
 
 @routes.delete("/v1/documents/{document_id:.+}")

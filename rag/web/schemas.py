@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, TypeVar
 
 import pydantic
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from aiohttp.web_protocol import RequestPayloadError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo
 
 from rag.errors import InvalidJSONError, PayloadTooLargeError, ValidationError
+from rag.ingest.documents import check_metadata
+from rag.settings import LimitsSettings
+from rag.web import jsonio, keys
 
+SHARED_SCOPE = "*"  # the scope of results every user's search reads: no user may take it as an id
+
+
+def user_id_rule(value: str) -> str:
+    """A user id: 1 to 200 characters, no control characters, and not the shared scope."""
+    value = value.strip()
+    if not 1 <= len(value) <= 200:
+        raise ValueError("a user id is 1 to 200 characters")
+    if value == SHARED_SCOPE:
+        raise ValueError(f"{SHARED_SCOPE!r} is reserved for results shared by every user")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError("a user id has no control characters")
+    return value
+
+
+UserId = Annotated[str, AfterValidator(user_id_rule)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 DocId = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")
@@ -33,23 +52,23 @@ class SearchRequest(_Strict):
     top_k: int = Field(5, ge=1, le=50)
     filters: SearchFilters = SearchFilters()
     mode: Annotated[str, StringConstraints(pattern="^(hybrid|dense)$")] | None = None
-    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    user_id: UserId | None = None
 
 
 class ChatRequest(_Strict):
-    user_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    user_id: UserId
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
 class RecallRequest(_Strict):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    user_id: UserId | None = None
     limit: int = Field(5, ge=1, le=50)
 
 
 class RouteRequest(_Strict):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-    user_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    user_id: UserId | None = None
 
 
 class ReindexRequest(_Strict):
@@ -62,6 +81,13 @@ class DocumentIn(_Strict):
     text: Annotated[str, StringConstraints(min_length=1)]
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @pydantic.field_validator("metadata")
+    @classmethod
+    def _metadata_within_limits(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        limits = (info.context or {}).get("limits") or LimitsSettings()
+        check_metadata(value, limits.max_metadata_depth, limits.max_metadata_keys, limits.max_metadata_bytes)
+        return value
+
 
 class DocumentsRequest(_Strict):
     documents: list[DocumentIn] = Field(min_length=1, max_length=1000)
@@ -70,46 +96,80 @@ class DocumentsRequest(_Strict):
 M = TypeVar("M", bound=BaseModel)
 
 
+def json_limits(request: web.Request) -> jsonio.JSONLimits:
+    limits = request.app[keys.SETTINGS].limits
+    return jsonio.JSONLimits(limits.max_json_depth, limits.max_int_digits)
+
+
+async def read_raw(request: web.Request) -> bytes:
+    """The request body, or a 4xx error: too large, or not decodable by its Content-Encoding."""
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge as exc:
+        limit = request.app[keys.SETTINGS].limits.max_body_bytes
+        raise PayloadTooLargeError(f"request body is larger than the limit of {limit} bytes") from exc
+    except RequestPayloadError as exc:
+        encoding = request.headers.get("Content-Encoding", "none")
+        raise InvalidJSONError(
+            f"request body cannot be read (Content-Encoding: {encoding}): send it as declared"
+        ) from exc
+
+
+def parse_json(raw: bytes | str, request: web.Request, what: str = "request body") -> Any:
+    """JSON within the configured limits, or invalid_json / validation_error naming what is wrong."""
+    try:
+        return jsonio.loads(raw, json_limits(request))
+    except jsonio.JSONSyntaxError as exc:
+        raise InvalidJSONError(f"{what} is not valid JSON: {exc}") from exc
+    except jsonio.JSONLimitError as exc:
+        raise ValidationError(f"{what}: {exc}") from exc
+
+
 async def read_body(request: web.Request, model: type[M]) -> M:
     """Parse and validate a JSON body, or raise a 4xx error that says what is wrong."""
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge as exc:
-        raise PayloadTooLargeError(
-            f"request body is larger than the limit of {request.app._client_max_size} bytes"
-        ) from exc
+    raw = await read_raw(request)
     if not raw.strip():
         raise InvalidJSONError("request body is empty; send a JSON object")
+    value = parse_json(raw, request)
+    return validate(model, value, request)
+
+
+def validate(model: type[M], value: Any, request: web.Request) -> M:
+    """``value`` as ``model`` (strict: wrong types are errors), or validation_error naming the fields."""
+    if not isinstance(value, dict):
+        raise ValidationError("request body must be a JSON object")
     try:
-        return model.model_validate_json(raw)
+        return model.model_validate(value, context={"limits": request.app[keys.SETTINGS].limits})
     except pydantic.ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        if errors and errors[0]["type"] in ("json_invalid", "json_type"):
-            raise InvalidJSONError(f"request body is not valid JSON: {errors[0]['msg']}") from exc
-        raise ValidationError(_describe(errors)) from exc
+        raise ValidationError(_describe(exc.errors(include_url=False))) from exc
 
 
 async def read_json_object(request: web.Request) -> dict[str, Any]:
     """A JSON object body (an empty body is an empty object), or a 4xx error."""
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge as exc:
-        raise PayloadTooLargeError("request body is too large") from exc
+    raw = await read_raw(request)
     if not raw.strip():
         return {}
-    try:
-        value = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidJSONError(f"request body is not valid JSON: {exc}") from exc
+    value = parse_json(raw, request)
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object of parameters")
     return value
+
+
+def user_id_param(value: str | None, where: str = "user_id") -> str | None:
+    """A user id from a query string or path, checked like the ones in bodies."""
+    if value is None:
+        return None
+    try:
+        return user_id_rule(value)
+    except ValueError as exc:
+        raise ValidationError(f"{where}: {exc}") from exc
 
 
 def _describe(errors: list[Any]) -> str:
     parts = []
     for err in errors[:5]:
         where = ".".join(str(p) for p in err["loc"]) or "body"
-        parts.append(f"{where}: {err['msg']}")
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}")
     more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
     return "; ".join(parts) + more
