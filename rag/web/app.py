@@ -16,6 +16,7 @@ from rag.chat.sessions import SessionStore
 from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
 from rag.errors import JobRunningError
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.uploads import DocumentJobs
 from rag.jobs.factory import SEED_SYNC, create_jobs
 from rag.kv.factory import create_kv
 from rag.live.ingest import LiveIngestor
@@ -29,7 +30,7 @@ from rag.store.factory import create_store
 from rag.store.switch import SwitchableStore
 from rag.web import keys
 from rag.web.chat import routes as chat_routes
-from rag.web.middleware import error_middleware, metrics_middleware
+from rag.web.middleware import error_middleware, json_protocol_errors, metrics_middleware
 from rag.web.page import routes as page_routes
 from rag.web.routes import routes
 
@@ -137,6 +138,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         settings.live,
     )
     app[keys.TASKS] = tasks
+    app[keys.DOCUMENT_JOBS] = DocumentJobs(app[keys.INGESTOR], app[keys.KV], tasks)
     popular = (
         PopularCalls(app[keys.KV], settings.scheduler.refresh_window_hours * 3600)
         if settings.scheduler.refresh_popular
@@ -192,6 +194,7 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> web.Application:
+    json_protocol_errors()
     app = web.Application(
         middlewares=[metrics_middleware, error_middleware], client_max_size=settings.limits.max_body_bytes
     )
