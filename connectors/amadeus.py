@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import re
+import math
 import time
 from typing import Any
 
 import aiohttp
 
+from connectors.amadeus_fields import cancellation_text, iso_minutes, optional_float, room_text, segment
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import (
     Activity,
@@ -27,7 +28,7 @@ from connectors.models import (
     Itinerary,
     Location,
     Result,
-    Segment,
+    is_safe_link,
 )
 from connectors.params import (
     ActivitySearchParams,
@@ -38,6 +39,7 @@ from connectors.params import (
     LocationSearchParams,
     ToolParams,
 )
+from connectors.shapes import UNREADABLE, each, items, obj
 from rag.errors import ProviderAuthError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -85,11 +87,12 @@ class AmadeusConnector:
         limiter: RateLimiter | None,
         sandbox: bool = False,
         hotel_candidates: int = 20,
+        max_bytes: int = 8 * 1024 * 1024,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._client_id = client_id
         self._client_secret = client_secret
-        self._http = JsonHttp(session, "Amadeus", policy, describe_error, limiter)
+        self._http = JsonHttp(session, "Amadeus", policy, describe_error, limiter, max_bytes=max_bytes)
         self.sandbox = sandbox
         self._hotel_candidates = hotel_candidates
         self._token: str | None = None
@@ -116,7 +119,7 @@ class AmadeusConnector:
                 },
             )
             token, ttl = body.get("access_token"), body.get("expires_in")
-            if not isinstance(token, str) or not isinstance(ttl, int | float):
+            if not isinstance(token, str) or not isinstance(ttl, int | float) or not math.isfinite(ttl):
                 raise ProviderResponseError("Amadeus sent a token response without access_token/expires_in")
             self._token = token
             self._expires_at = time.monotonic() + max(min(ttl - 60, ttl * 0.8), 0)
@@ -135,8 +138,7 @@ class AmadeusConnector:
             body = await self._http.request(
                 "GET", self._base + path, params=params, headers={"Authorization": f"Bearer {token}"}
             )
-        if not isinstance(body, dict) or not isinstance(body.get("data", []), list):
-            raise ProviderResponseError(f"Amadeus {path}: the response has no data list")
+        items(body.get("data", []), "Amadeus", f"{path} data")
         return body
 
     async def call(self, tool: str, params: ToolParams, limit: int) -> list[Result]:
@@ -153,8 +155,8 @@ class AmadeusConnector:
                 return list(await self._inspiration(params, limit))
             if isinstance(params, CheapestDatesParams):
                 return list(await self._cheapest_dates(params, limit))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ProviderResponseError(f"Amadeus sent a response we cannot read: {exc!r}") from exc
+        except UNREADABLE as exc:
+            raise ProviderResponseError(f"Amadeus sent a response we cannot read: {exc!r}"[:500]) from exc
         raise ProviderUnavailableError(f"Amadeus does not serve {tool}")
 
     async def _flights(self, p: FlightSearchParams, limit: int) -> list[FlightOffer]:
@@ -178,34 +180,37 @@ class AmadeusConnector:
         if p.currency:
             q["currencyCode"] = p.currency
         body = await self._get("/v2/shopping/flight-offers", q)
-        carriers = (body.get("dictionaries") or {}).get("carriers") or {}
+        carriers = obj(obj(body.get("dictionaries")).get("carriers"))
         now = _now()
-        offers = []
-        for item in body["data"]:
+
+        def offer(item: dict[str, Any]) -> list[FlightOffer]:
             cabin = p.cabin
-            details = (item.get("travelerPricings") or [{}])[0].get("fareDetailsBySegment") or []
+            details = obj((item.get("travelerPricings") or [{}])[0]).get("fareDetailsBySegment") or []
             if details and details[0].get("cabin"):
                 cabin = details[0]["cabin"]
             itineraries = [
                 Itinerary(
-                    segments=[_segment(s, carriers) for s in it["segments"]],
-                    duration_minutes=_iso_minutes(it.get("duration")),
+                    segments=[segment(s, carriers) for s in it["segments"]],
+                    duration_minutes=iso_minutes(it.get("duration")),
                 )
                 for it in item["itineraries"]
             ]
-            offers.append(
+            price = item["price"]
+            return [
                 FlightOffer(
                     provider=self.name,
                     sandbox=self.sandbox,
                     fetched_at=now,
                     itineraries=itineraries,
                     cabin=cabin,
-                    price=float(item["price"].get("grandTotal") or item["price"]["total"]),
-                    currency=item["price"]["currency"],
+                    price=float(price.get("grandTotal") or price["total"]),
+                    currency=price["currency"],
                     adults=p.adults,
                     bookable_seats=item.get("numberOfBookableSeats"),
                 )
-            )
+            ]
+
+        offers = each(body["data"], offer, "Amadeus", "flight offers")
         offers.sort(key=lambda o: o.price)
         return offers[:limit]
 
@@ -214,7 +219,11 @@ class AmadeusConnector:
         listing = await self._get(
             "/v1/reference-data/locations/hotels/by-city", {"cityCode": p.city, "radius": "20"}
         )
-        ids = [h["hotelId"] for h in listing["data"] if h.get("hotelId")][: self._hotel_candidates]
+        ids = [
+            h["hotelId"]
+            for h in listing["data"]
+            if isinstance(h, dict) and isinstance(h.get("hotelId"), str) and h["hotelId"]
+        ][: self._hotel_candidates]
         if not ids:
             return []
         assert p.check_out is not None
@@ -230,16 +239,18 @@ class AmadeusConnector:
             q["currency"] = p.currency
         body = await self._get("/v3/shopping/hotel-offers", q)
         now = _now()
-        offers = []
-        for entry in body["data"]:
-            hotel = entry.get("hotel") or {}
+        check_out = p.check_out
+
+        def hotel_offers(entry: dict[str, Any]) -> list[HotelOffer]:
+            hotel = obj(entry.get("hotel"))
             if not entry.get("available", True):
-                continue
-            for o in entry.get("offers") or []:
-                room = o.get("room") or {}
-                policies = o.get("policies") or {}
+                return []
+
+            def one(o: dict[str, Any]) -> list[HotelOffer]:
+                room = obj(o.get("room"))
+                policies = obj(o.get("policies"))
                 cancellation = policies.get("cancellation") or (policies.get("cancellations") or [{}])[0]
-                offers.append(
+                return [
                     HotelOffer(
                         provider=self.name,
                         sandbox=self.sandbox,
@@ -247,18 +258,22 @@ class AmadeusConnector:
                         hotel_id=hotel["hotelId"],
                         name=hotel.get("name") or hotel["hotelId"],
                         city_code=hotel.get("cityCode") or p.city,
-                        latitude=hotel.get("latitude"),
-                        longitude=hotel.get("longitude"),
+                        latitude=optional_float(hotel.get("latitude")),
+                        longitude=optional_float(hotel.get("longitude")),
                         check_in=dt.date.fromisoformat(o.get("checkInDate") or p.check_in.isoformat()),
-                        check_out=dt.date.fromisoformat(o.get("checkOutDate") or p.check_out.isoformat()),
+                        check_out=dt.date.fromisoformat(o.get("checkOutDate") or check_out.isoformat()),
                         room=room.get("type"),
-                        room_description=_room_text(room),
-                        adults=int((o.get("guests") or {}).get("adults") or p.adults),
+                        room_description=room_text(room),
+                        adults=int(obj(o.get("guests")).get("adults") or p.adults),
                         price=float(o["price"]["total"]),
                         currency=o["price"]["currency"],
-                        cancellation=_cancellation_text(cancellation),
+                        cancellation=cancellation_text(obj(cancellation)),
                     )
-                )
+                ]
+
+            return each(items(entry.get("offers") or [], "Amadeus", "hotel offers"), one, "Amadeus", "rooms")
+
+        offers = each(body["data"], hotel_offers, "Amadeus", "hotel offers")
         if p.max_price:
             offers = [o for o in offers if o.price <= p.max_price]
         offers.sort(key=lambda o: o.price)
@@ -269,11 +284,12 @@ class AmadeusConnector:
         q = {"latitude": f"{p.latitude:.6f}", "longitude": f"{p.longitude:.6f}", "radius": str(p.radius_km)}
         body = await self._get("/v1/shopping/activities", q)
         now = _now()
-        out = []
-        for a in body["data"]:
-            price = a.get("price") or {}
-            geo = a.get("geoCode") or {}
-            out.append(
+
+        def activity(a: dict[str, Any]) -> list[Activity]:
+            price = obj(a.get("price"))
+            geo = obj(a.get("geoCode"))
+            link = a.get("bookingLink")
+            return [
                 Activity(
                     provider=self.name,
                     sandbox=self.sandbox,
@@ -281,15 +297,18 @@ class AmadeusConnector:
                     activity_id=str(a["id"]),
                     name=str(a["name"]),
                     description=a.get("shortDescription") or a.get("description"),
-                    latitude=_float(geo.get("latitude")),
-                    longitude=_float(geo.get("longitude")),
-                    rating=_float(a.get("rating")),
-                    price=_float(price.get("amount")),
+                    latitude=optional_float(geo.get("latitude")),
+                    longitude=optional_float(geo.get("longitude")),
+                    rating=optional_float(a.get("rating")),
+                    price=optional_float(price.get("amount")),
                     currency=price.get("currencyCode"),
                     duration=a.get("minimumDuration"),
-                    booking_link=a.get("bookingLink"),
+                    # A link that is not a plain http(s) URL is left out; the activity is kept.
+                    booking_link=link if isinstance(link, str) and is_safe_link(link) else None,
                 )
-            )
+            ]
+
+        out = each(body["data"], activity, "Amadeus", "activities")
         out.sort(key=lambda a: -(a.rating or 0))
         return out[:limit]
 
@@ -299,11 +318,11 @@ class AmadeusConnector:
             "/v1/reference-data/locations", {"subType": sub, "keyword": p.keyword, "page[limit]": str(limit)}
         )
         now = _now()
-        out = []
-        for loc in body["data"]:
-            address = loc.get("address") or {}
-            geo = loc.get("geoCode") or {}
-            out.append(
+
+        def location(loc: dict[str, Any]) -> list[Location]:
+            address = obj(loc.get("address"))
+            geo = obj(loc.get("geoCode"))
+            return [
                 Location(
                     provider=self.name,
                     sandbox=self.sandbox,
@@ -315,11 +334,12 @@ class AmadeusConnector:
                     city_name=address.get("cityName"),
                     city_code=address.get("cityCode"),
                     country_code=address.get("countryCode"),
-                    latitude=_float(geo.get("latitude")),
-                    longitude=_float(geo.get("longitude")),
+                    latitude=optional_float(geo.get("latitude")),
+                    longitude=optional_float(geo.get("longitude")),
                 )
-            )
-        return out[:limit]
+            ]
+
+        return each(body["data"], location, "Amadeus", "locations")[:limit]
 
     async def _inspiration(self, p: FlightInspirationParams, limit: int) -> list[FarePoint]:
         q = {"origin": p.origin, "oneWay": str(p.one_way).lower(), "nonStop": str(p.nonstop).lower()}
@@ -362,83 +382,28 @@ class AmadeusConnector:
         if duration and not one_way:
             q["duration"] = str(duration)
         body = await self._get(path, q)
-        currency = (body.get("meta") or {}).get("currency") or "EUR"
+        currency = obj(body.get("meta")).get("currency") or "EUR"
         now = _now()
-        out: list[FarePoint] = [
-            model(
-                provider=self.name,
-                sandbox=self.sandbox,
-                fetched_at=now,
-                origin=d["origin"],
-                destination=d["destination"],
-                departure_date=dt.date.fromisoformat(d["departureDate"]),
-                return_date=dt.date.fromisoformat(d["returnDate"]) if d.get("returnDate") else None,
-                price=float(d["price"]["total"]),
-                currency=currency,
-            )
-            for d in body["data"]
-        ]
+
+        def fare(d: dict[str, Any]) -> list[FarePoint]:
+            return [
+                model(
+                    provider=self.name,
+                    sandbox=self.sandbox,
+                    fetched_at=now,
+                    origin=d["origin"],
+                    destination=d["destination"],
+                    departure_date=dt.date.fromisoformat(d["departureDate"]),
+                    return_date=dt.date.fromisoformat(d["returnDate"]) if d.get("returnDate") else None,
+                    price=float(d["price"]["total"]),
+                    currency=currency,
+                )
+            ]
+
+        out = each(body["data"], fare, "Amadeus", "fares")
         out.sort(key=lambda x: (x.price, x.departure_date))
         return out[:limit]
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-def _segment(s: dict[str, Any], carriers: dict[str, str]) -> Segment:
-    return Segment(
-        carrier=s["carrierCode"],
-        carrier_name=carriers.get(s["carrierCode"]),
-        number=str(s["number"]),
-        origin=s["departure"]["iataCode"],
-        destination=s["arrival"]["iataCode"],
-        departure=dt.datetime.fromisoformat(s["departure"]["at"]),
-        arrival=dt.datetime.fromisoformat(s["arrival"]["at"]),
-        duration_minutes=_iso_minutes(s.get("duration")),
-    )
-
-
-_DURATION = re.compile(r"^P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?$")
-
-
-def _iso_minutes(value: str | None) -> int | None:
-    """Minutes in an ISO 8601 duration like PT2H10M or P1DT2H."""
-    if not value:
-        return None
-    m = _DURATION.match(value)
-    if not m:
-        return None
-    d, h, mins = (int(x) if x else 0 for x in m.groups())
-    return d * 1440 + h * 60 + mins
-
-
-def _float(value: Any) -> float | None:
-    try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _room_text(room: dict[str, Any]) -> str | None:
-    est = room.get("typeEstimated") or {}
-    parts = []
-    if est.get("category"):
-        parts.append(str(est["category"]).replace("_", " ").lower())
-    if est.get("beds") and est.get("bedType"):
-        parts.append(f"{est['beds']} {str(est['bedType']).lower()} bed{'s' if est['beds'] > 1 else ''}")
-    if parts:
-        return ", ".join(parts)
-    text = (room.get("description") or {}).get("text")
-    return str(text)[:120] if text else None
-
-
-def _cancellation_text(c: dict[str, Any]) -> str | None:
-    if not c:
-        return None
-    text = (c.get("description") or {}).get("text")
-    if text:
-        return str(text)[:160]
-    if c.get("deadline"):
-        return f"free cancellation until {c['deadline']}"
-    return str(c.get("type")) if c.get("type") else None

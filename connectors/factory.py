@@ -55,6 +55,7 @@ def create_providers(
                 limiter=RateLimiter(c.rate_limit_per_second, c.min_interval_ms / 1000),
                 sandbox=sandbox_url is not None,
                 hotel_candidates=c.hotel_candidates,
+                max_bytes=settings.limits.provider_max_bytes,
             )
         elif name == "open_meteo":
             from connectors.open_meteo import OpenMeteoConnector
@@ -65,6 +66,7 @@ def create_providers(
                 sandbox_url or c.open_meteo_forecast_url,
                 policy=policy,
                 sandbox=sandbox_url is not None,
+                max_bytes=settings.limits.provider_max_bytes,
             )
         else:
             raise ConfigError(
@@ -105,6 +107,7 @@ async def open_tools(settings: Settings) -> AsyncIterator[ToolSession]:
             catalogue,
             today=settings.today,
             max_results=settings.connectors.max_results,
+            deadline=settings.limits.tool_deadline_seconds,
         )
         yield ToolSession(tools, url, runner)
     finally:

@@ -1,7 +1,9 @@
 """JSON over HTTP for the provider connectors: rate limiting, timeouts, bounded retries, one error tree.
 
 Retried, with exponential backoff and jitter: timeouts, connection errors, 5xx, malformed bodies, and
-429 "too many requests". Not retried: 429 "quota exceeded" and every other 4xx (retrying cannot help).
+429 "too many requests". Not retried: 429 "quota exceeded", every other 4xx (retrying cannot help), a
+body larger than ``max_bytes`` and well-formed JSON that is not an object (the provider would answer the
+same again). Whatever a provider sends, the caller gets a JSON object or a ProviderError.
 """
 
 from __future__ import annotations
@@ -85,8 +87,11 @@ class JsonHttp:
         policy: RetryPolicy,
         describe: Describe,
         limiter: RateLimiter | None = None,
+        *,
+        max_bytes: int = 8 * 1024 * 1024,
     ) -> None:
         self._session = session
+        self._max_bytes = max_bytes
         self._provider = provider
         self._policy = policy
         self._describe = describe
@@ -101,8 +106,8 @@ class JsonHttp:
         params: Mapping[str, str] | None = None,
         data: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
-    ) -> Any:
-        """The parsed JSON body of a 2xx answer, or a ProviderError."""
+    ) -> dict[str, Any]:
+        """The parsed JSON object of a 2xx answer, or a ProviderError."""
         last: _Retry | None = None
         for attempt in range(self._policy.retries + 1):
             if last is not None:
@@ -124,7 +129,7 @@ class JsonHttp:
         params: Mapping[str, str] | None,
         data: Mapping[str, str] | None,
         headers: Mapping[str, str] | None,
-    ) -> Any:
+    ) -> dict[str, Any]:
         if self._limiter is not None:
             await self._limiter.wait()
         self.attempts += 1
@@ -134,7 +139,7 @@ class JsonHttp:
                 method, url, params=params, data=data, headers=headers, timeout=timeout
             ) as resp:
                 status = resp.status
-                raw = await resp.read()
+                raw = await self._read(resp)
                 retry_after = _retry_after(resp.headers.get("Retry-After"))
         except TimeoutError as exc:
             raise _Retry(
@@ -144,13 +149,17 @@ class JsonHttp:
             raise _Retry(ProviderUnavailableError(f"cannot reach {self._provider}: {exc}")) from exc
         try:
             body = json.loads(raw) if raw else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # bad JSON or UTF-8, too many digits, too deeply nested
             if 200 <= status < 300:
                 raise _Retry(ProviderResponseError(f"{self._provider} sent a malformed response")) from None
             body = None
         if 200 <= status < 300:
             if body is None:
                 raise _Retry(ProviderResponseError(f"{self._provider} sent an empty response"))
+            if not isinstance(body, dict):
+                raise ProviderResponseError(
+                    f"{self._provider} sent JSON {type(body).__name__} where an object was expected"
+                )
             return body
         info = self._describe(status, body)
         message = f"{self._provider}: {info.message}" + (f" ({info.code})" if info.code else "")
@@ -163,6 +172,20 @@ class JsonHttp:
         if status in (401, 403):
             raise ProviderAuthError(message)
         raise ProviderRejectedError(message)
+
+    async def _read(self, resp: aiohttp.ClientResponse) -> bytes:
+        """The body, refused as soon as it is known to be larger than ``max_bytes`` (declared or sent)."""
+        too_large = ProviderResponseError(
+            f"{self._provider} sent a response larger than {self._max_bytes} bytes"
+        )
+        if resp.content_length is not None and resp.content_length > self._max_bytes:
+            raise too_large
+        body = bytearray()
+        async for chunk in resp.content.iter_chunked(64 * 1024):
+            body += chunk
+            if len(body) > self._max_bytes:
+                raise too_large
+        return bytes(body)
 
 
 def _retry_after(value: str | None) -> float | None:

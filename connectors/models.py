@@ -2,14 +2,56 @@
 
 ``identity`` never uses per-response ordinals (Amadeus offer ids are "1", "2", ...), the price or the
 time of fetching, so the same flight, room or activity seen twice has the same identity.
+
+The models are the boundary for what a provider may say: codes must look like codes (IATA, currency,
+city, country, carrier), links must be plain http(s) URLs, numbers must be finite and prices not
+negative. A connector drops what they refuse (connectors/shapes.py). Prose is cleaned later, by the
+service's sanitizer, at every depth of the model.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+import unicodedata
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+Iata = Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{3}$")]
+CityCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+CountryCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{2}$")]
+CarrierCode = Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{2,3}$")]
+FlightNumber = Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{1,8}$")]
+CabinCode = Annotated[str, StringConstraints(pattern=r"^[A-Z_]{1,32}$")]
+Price = Annotated[float, Field(ge=0)]
+Latitude = Annotated[float, Field(ge=-90, le=90)]
+Longitude = Annotated[float, Field(ge=-180, le=180)]
+MAX_LINK_CHARS = 2000
+_UNSAFE_IN_LINK = frozenset("<>\"'`\\{}|^")
+
+
+def is_safe_link(value: str) -> bool:
+    """An absolute http(s) URL with a host and no whitespace, control, format or markup characters."""
+    if not value or len(value) > MAX_LINK_CHARS:
+        return False
+    if any(c.isspace() or c in _UNSAFE_IN_LINK or unicodedata.category(c)[0] in "CZ" for c in value):
+        return False
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _check_link(value: str) -> str:
+    if not is_safe_link(value):
+        raise ValueError("not a plain http(s) URL")
+    return value
+
+
+Link = Annotated[str, AfterValidator(_check_link)]
 
 Kind = Literal[
     "flight_offer", "hotel_offer", "activity", "location", "weather", "inspiration", "cheapest_date"
@@ -17,6 +59,8 @@ Kind = Literal[
 
 
 class Result(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     kind: Kind
     provider: str
     sandbox: bool = False
@@ -42,11 +86,13 @@ def hours(minutes: int) -> str:
 
 
 class Segment(BaseModel):
-    carrier: str
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    carrier: CarrierCode
     carrier_name: str | None = None
-    number: str
-    origin: str
-    destination: str
+    number: FlightNumber
+    origin: Iata
+    destination: Iata
     departure: dt.datetime  # local time at the origin
     arrival: dt.datetime  # local time at the destination
     duration_minutes: int | None = None
@@ -57,6 +103,8 @@ class Segment(BaseModel):
 
 
 class Itinerary(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     segments: list[Segment] = Field(min_length=1)
     duration_minutes: int | None = None
 
@@ -84,9 +132,9 @@ class Itinerary(BaseModel):
 class FlightOffer(Result):
     kind: Literal["flight_offer"] = "flight_offer"
     itineraries: list[Itinerary] = Field(min_length=1)
-    cabin: str
-    price: float
-    currency: str
+    cabin: CabinCode
+    price: Price
+    currency: CurrencyCode
     adults: int = 1
     bookable_seats: int | None = None
 
@@ -115,16 +163,16 @@ class HotelOffer(Result):
     kind: Literal["hotel_offer"] = "hotel_offer"
     hotel_id: str
     name: str
-    city_code: str
-    latitude: float | None = None
-    longitude: float | None = None
+    city_code: CityCode
+    latitude: Latitude | None = None
+    longitude: Longitude | None = None
     check_in: dt.date
     check_out: dt.date
     room: str | None = None  # provider room type code
     room_description: str | None = None
     adults: int = 1
-    price: float
-    currency: str
+    price: Price
+    currency: CurrencyCode
     cancellation: str | None = None
 
     @property
@@ -150,13 +198,13 @@ class Activity(Result):
     activity_id: str
     name: str
     description: str | None = None  # third-party text: data, never instructions
-    latitude: float | None = None
-    longitude: float | None = None
+    latitude: Latitude | None = None
+    longitude: Longitude | None = None
     rating: float | None = None
-    price: float | None = None
-    currency: str | None = None
+    price: Price | None = None
+    currency: CurrencyCode | None = None
     duration: str | None = None
-    booking_link: str | None = None
+    booking_link: Link | None = None
 
     @property
     def identity(self) -> str:
@@ -173,12 +221,12 @@ class Location(Result):
     location_id: str
     sub_type: str  # CITY or AIRPORT
     name: str
-    iata: str
+    iata: Iata
     city_name: str | None = None
-    city_code: str | None = None
-    country_code: str | None = None
-    latitude: float | None = None
-    longitude: float | None = None
+    city_code: CityCode | None = None
+    country_code: CountryCode | None = None
+    latitude: Latitude | None = None
+    longitude: Longitude | None = None
 
     @property
     def identity(self) -> str:
@@ -195,8 +243,8 @@ class Location(Result):
 class WeatherDay(Result):
     kind: Literal["weather"] = "weather"
     place: str
-    latitude: float
-    longitude: float
+    latitude: Latitude
+    longitude: Longitude
     date: dt.date
     temperature_max: float | None = None
     temperature_min: float | None = None
@@ -223,12 +271,12 @@ class WeatherDay(Result):
 class FarePoint(Result):
     """A cached, indicative fare from the inspiration or cheapest-dates endpoints."""
 
-    origin: str
-    destination: str
+    origin: Iata
+    destination: Iata
     departure_date: dt.date
     return_date: dt.date | None = None
-    price: float
-    currency: str
+    price: Price
+    currency: CurrencyCode
     indicative: bool = True
 
     @property

@@ -11,6 +11,7 @@ from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.locations import fold
 from connectors.models import Result, WeatherDay
 from connectors.params import ToolParams, WeatherForecastParams
+from connectors.shapes import UNREADABLE, each, items, obj
 from rag.errors import ProviderResponseError, ProviderUnavailableError, UnknownLocationError
 
 DAILY = (
@@ -43,10 +44,11 @@ class OpenMeteoConnector:
         policy: RetryPolicy,
         limiter: RateLimiter | None = None,
         sandbox: bool = False,
+        max_bytes: int = 8 * 1024 * 1024,
     ) -> None:
         self._geocoding = geocoding_url.rstrip("/")
         self._forecast = forecast_url.rstrip("/")
-        self._http = JsonHttp(session, "Open-Meteo", policy, describe_error, limiter)
+        self._http = JsonHttp(session, "Open-Meteo", policy, describe_error, limiter, max_bytes=max_bytes)
         self.sandbox = sandbox
 
     async def call(self, tool: str, params: ToolParams, limit: int) -> list[Result]:
@@ -55,8 +57,8 @@ class OpenMeteoConnector:
         try:
             place = await self._geocode(params.city)
             return list(await self._daily(place, params))
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}") from exc
+        except UNREADABLE as exc:
+            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}"[:500]) from exc
 
     async def _geocode(self, text: str) -> dict[str, Any]:
         # The geocoder takes a bare name; "Lisbon, Portugal" narrows by country afterwards.
@@ -66,7 +68,7 @@ class OpenMeteoConnector:
             self._geocoding + "/v1/search",
             params={"name": name, "count": "10", "language": "en", "format": "json"},
         )
-        results = [r for r in (body.get("results") or []) if isinstance(r, dict)]
+        results = [r for r in items(body.get("results") or [], "Open-Meteo", "places") if isinstance(r, dict)]
         if qualifier:
             q = fold(qualifier)
             results = [
@@ -98,7 +100,7 @@ class OpenMeteoConnector:
                 "end_date": end.isoformat(),
             },
         )
-        daily = body["daily"]
+        daily = obj(body.get("daily"))
         label = ", ".join(str(x) for x in (place.get("name"), place.get("country")) if x)
         now = dt.datetime.now(dt.UTC)
 
@@ -106,10 +108,10 @@ class OpenMeteoConnector:
             column = daily.get(key)
             return column[i] if isinstance(column, list) and i < len(column) else None
 
-        days = []
-        for i, day in enumerate(daily["time"]):
+        def weather_day(pair: tuple[int, Any]) -> list[WeatherDay]:
+            i, day = pair
             code = value("weather_code", i)
-            days.append(
+            return [
                 WeatherDay(
                     provider=self.name,
                     sandbox=self.sandbox,
@@ -125,5 +127,7 @@ class OpenMeteoConnector:
                     weather_code=int(code) if code is not None else None,
                     wind_max_kmh=value("wind_speed_10m_max", i),
                 )
-            )
-        return days
+            ]
+
+        days = items(daily.get("time"), "Open-Meteo", "forecast days")
+        return each(enumerate(days), weather_day, "Open-Meteo", "forecast days")

@@ -28,7 +28,7 @@ MAX_DAYS_AHEAD = 361
 
 
 class ToolParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
 
 
 def _context(info: ValidationInfo) -> tuple[LocationCatalogue, dt.date]:

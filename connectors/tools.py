@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import json
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -24,7 +26,7 @@ from connectors.params import (
     ToolParams,
     WeatherForecastParams,
 )
-from rag.errors import ToolNotFoundError, ToolValidationError, UnknownLocationError
+from rag.errors import ProviderTimeoutError, ToolNotFoundError, ToolValidationError, UnknownLocationError
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +116,11 @@ class ToolCall:
 
 
 class ToolRunner:
-    """Validates parameters against the catalogue and today's date, then calls the configured provider."""
+    """Validates parameters against the catalogue and today's date, then calls the configured provider.
+
+    ``deadline`` bounds one call as a whole (retries, backoff, waiting for and refreshing the provider's
+    token included); past it the call fails with ProviderTimeoutError. None means no overall deadline.
+    """
 
     def __init__(
         self,
@@ -123,6 +129,7 @@ class ToolRunner:
         *,
         today: Callable[[], dt.date] | None = None,
         max_results: int = 10,
+        deadline: float | None = None,
     ) -> None:
         missing = set(TOOLS) - set(providers)
         if missing:
@@ -131,6 +138,7 @@ class ToolRunner:
         self.catalogue = catalogue
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self._max_results = max_results
+        self._deadline = deadline
 
     def provider(self, name: str) -> Provider:
         """The provider configured for a tool."""
@@ -148,16 +156,27 @@ class ToolRunner:
             for t in TOOLS.values()
         ]
 
-    def validate(self, name: str, raw: Any) -> ToolParams:
+    def validate(self, name: str, raw: Any, *, strict: bool = False) -> ToolParams:
+        """Parameters for ``name`` from JSON-like ``raw``, resolved and checked, or a ToolValidationError.
+
+        ``strict`` is for JSON a client wrote (HTTP, the CLI): types must match as documented, so "2" is
+        not an integer and "true" not a boolean; ISO date strings are still dates. Parameters an LLM or
+        the router extracted are validated leniently.
+        """
         spec = TOOLS.get(name)
         if spec is None:
             raise ToolNotFoundError(f"no tool named {name!r}; tools: {', '.join(TOOLS)}")
         if not isinstance(raw, dict):
             raise ToolValidationError(f"{name}: parameters must be a JSON object")
+        context = {"catalogue": self.catalogue, "today": self._today()}
         try:
-            return spec.params.model_validate(
-                raw, context={"catalogue": self.catalogue, "today": self._today()}
-            )
+            if strict:
+                try:
+                    text = json.dumps(raw, allow_nan=False)
+                except (TypeError, ValueError) as exc:
+                    raise ToolValidationError(f"{name}: parameters must be plain JSON values") from exc
+                return spec.params.model_validate_json(text, strict=True, context=context)
+            return spec.params.model_validate(raw, context=context)
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False)
             message = f"{name}: " + "; ".join(_describe(e) for e in errors[:5])
@@ -165,11 +184,21 @@ class ToolRunner:
                 raise UnknownLocationError(message) from exc
             raise ToolValidationError(message) from exc
 
-    async def call(self, name: str, raw: Any, *, limit: int | None = None) -> ToolCall:
-        params = raw if isinstance(raw, ToolParams) else self.validate(name, raw)
+    async def call(self, name: str, raw: Any, *, limit: int | None = None, strict: bool = False) -> ToolCall:
+        """Validate (unless ``raw`` is already ToolParams) and call the provider within the deadline."""
+        params = raw if isinstance(raw, ToolParams) else self.validate(name, raw, strict=strict)
         provider = self._providers[name]
         start = time.perf_counter()
-        results = await provider.call(name, params, limit or self._max_results)
+        deadline = asyncio.timeout(self._deadline)
+        try:
+            async with deadline:
+                results = await provider.call(name, params, limit or self._max_results)
+        except TimeoutError as exc:
+            if not deadline.expired():
+                raise
+            raise ProviderTimeoutError(
+                f"{name} via {provider.name} did not finish within the {self._deadline:g} s deadline"
+            ) from exc
         elapsed = (time.perf_counter() - start) * 1000
         logger.info("tool %s via %s: %d results in %.0f ms", name, provider.name, len(results), elapsed)
         return ToolCall(name, provider.name, provider.sandbox, params, results, elapsed)

@@ -10,6 +10,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   ├── InvalidJSONError           400 invalid_json
     │   ├── ValidationError            422 validation_error
     │   ├── UnknownFilterValueError    422 unknown_filter_value
+    │   ├── UnknownFrameError          400 unknown_frame_type (a WebSocket frame that is not a message)
     │   └── PayloadTooLargeError       413 payload_too_large
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
@@ -30,7 +31,8 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
             ├── ProviderRateLimitedError   429 provider_rate_limited (quota, or 429 after retries)
             ├── ProviderAuthError          502 provider_auth_failed
             ├── ProviderRejectedError      422 provider_rejected     (a 4xx, with the provider's detail)
-            └── ProviderResponseError      502 provider_bad_response (malformed body)
+            ├── ProviderResponseError      502 provider_bad_response (malformed, misshapen or oversized body)
+            └── ProviderTimeoutError       504 provider_timeout      (past the tool call's or chat's deadline)
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ class ValidationError(RequestError):
 class UnknownFilterValueError(RequestError):
     status = 422
     code = "unknown_filter_value"
+
+
+class UnknownFrameError(RequestError):
+    code = "unknown_frame_type"
 
 
 class PayloadTooLargeError(RequestError):
@@ -170,3 +176,8 @@ class ProviderRejectedError(ProviderError):
 
 class ProviderResponseError(ProviderError):
     code = "provider_bad_response"
+
+
+class ProviderTimeoutError(ProviderError):
+    status = 504
+    code = "provider_timeout"

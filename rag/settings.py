@@ -46,7 +46,7 @@ class LimitsSettings(BaseModel):
     # A chat message, search query or route message.
     max_message_chars: int = Field(2000, ge=10)
     # Document metadata: nesting, keys (counted at every level) and size as JSON.
-    max_metadata_depth: int = Field(4, ge=1, le=64)
+    max_metadata_depth: int = Field(8, ge=1, le=64)
     max_metadata_keys: int = Field(64, ge=1)
     max_metadata_bytes: int = Field(16 * 1024, ge=256)
     # Documents whose texts add up to more than this are ingested as a background job to poll.

@@ -75,6 +75,20 @@ async def test_bad_tool_calls(api, path: str, body: Any, status: int, code: str)
     assert await error_code(await api.post(path, json=body), status) == code
 
 
+async def test_client_json_is_validated_strictly(api) -> None:  # type: ignore[no-untyped-def]
+    """Wrong JSON types are refused, not coerced: "2" is not an integer, "true" not a boolean."""
+    base = {"origin": "Paris", "destination": "Rome", "departure_date": ahead(30)}
+    for field, value in (("adults", "2"), ("nonstop", "true"), ("adults", 2.5), ("origin", 7)):
+        resp = await api.post("/v1/tools/flight_search", json={**base, field: value})
+        assert await error_code(resp, 422) == "invalid_tool_params"
+        assert f"{field}:" in (await resp.json())["error"]["message"]
+    resp = await api.post("/v1/tools/flight_search", json={**base, "adults": 2, "nonstop": False})
+    assert resp.status == 200, await resp.text()
+    assert (await resp.json())["params"]["adults"] == 2
+    resp = await api.post("/v1/tools/activity_search", json={"latitude": 41, "longitude": 12.5})
+    assert resp.status == 200, await resp.text()  # an integer is a number
+
+
 async def test_malformed_json_body(api) -> None:  # type: ignore[no-untyped-def]
     resp = await api.post("/v1/tools/location_search", data=b"{nope")
     assert await error_code(resp, 400) == "invalid_json"

@@ -12,11 +12,12 @@ import pytest
 
 from connectors.factory import ToolSession, open_tools
 from connectors.models import Activity, HotelOffer
+from connectors.sandbox.app import FAULTS
 from connectors.tools import ToolCall
 from rag.background import BackgroundTasks
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder
-from rag.errors import IndexUnavailableError
+from rag.errors import IndexUnavailableError, ProviderUnavailableError
 from rag.kv.sqlite import SQLiteKV
 from rag.live.ingest import LiveIngestor, request_key
 from rag.live.sanitize import clean_text
@@ -74,6 +75,77 @@ async def test_fifty_concurrent_identical_calls_store_each_result_once(live) -> 
     assert payload["valid_until"] - payload["fetched_at"] == 6 * 3600 and payload["iata"] == ["LIS"]
     assert payload["city_norm"] == "lisbon" and payload["country_code"] == "PT" and payload["currency"]
     assert HotelOffer.model_validate(payload["result"]).identity == payload["identity"]
+
+
+async def test_identical_calls_in_flight_share_one_provider_call(live) -> None:  # type: ignore[no-untyped-def]
+    service, store, session = live
+    provider = session.tools.provider("hotel_search")
+    await service.call("location_search", {"keyword": "lis"}, "warm-up")  # the token, fetched once
+    before = provider.attempts  # type: ignore[attr-defined]
+    users = [f"user-{i % 5}" for i in range(50)]
+    outcomes = await asyncio.gather(*(service.call("hotel_search", HOTEL, user) for user in users))
+    assert provider.attempts - before == 2  # type: ignore[attr-defined]  # hotels by city, then their offers
+    assert service.provider_calls == 2  # the warm-up and the one shared hotel call
+    ids = [r.identity for r in outcomes[0].call.results]
+    assert ids and all([r.identity for r in o.call.results] == ids for o in outcomes)
+    await service.tasks.drain()
+    for user in set(users):  # one call, stored for each caller's own scope
+        assert await store.count(live_filter(user)) == 5
+
+
+async def test_a_shared_failure_is_shared_and_a_cancelled_caller_cancels_nothing(live) -> None:  # type: ignore[no-untyped-def]
+    service, _, session = live
+    provider = session.tools.provider("location_search")
+    await service.call("location_search", {"keyword": "ber"}, "warm-up")
+    faults = session.sandbox_runner.app[FAULTS]
+    faults.error_rate = 1.0
+    before = provider.attempts  # type: ignore[attr-defined]
+    failures = await asyncio.gather(
+        *(service.call("location_search", {"keyword": "par"}, f"u{i}") for i in range(10)),
+        return_exceptions=True,
+    )
+    assert all(isinstance(f, ProviderUnavailableError) for f in failures)
+    assert provider.attempts - before == 3  # type: ignore[attr-defined]  # one call, its two retries
+    faults.error_rate, faults.latency_ms = 0.0, 500
+
+    quitter = asyncio.create_task(service.call("location_search", {"keyword": "rom"}, "quitter"))
+    stayer = asyncio.create_task(service.call("location_search", {"keyword": "rom"}, "stayer"))
+    for _ in range(500):  # until both wait on the one call in flight
+        if service._in_flight:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
+    quitter.cancel()
+    outcome = await stayer
+    assert outcome.call.results and quitter.cancelled()
+    faults.latency_ms = 0
+
+
+def test_every_string_at_every_depth_is_cleaned() -> None:
+    from connectors.models import FlightOffer
+    from rag.live.sanitize import clean_result
+
+    dirty = "<i>Air</i>\u202e France\x00"
+    segment = {
+        "carrier": "AF",
+        "carrier_name": dirty,
+        "number": "1234",
+        "origin": "CDG",
+        "destination": "FCO",
+        "departure": "2030-01-01T10:00:00",
+        "arrival": "2030-01-01T12:00:00",
+    }
+    offer = FlightOffer(
+        provider="amadeus",
+        fetched_at=dt.datetime.now(dt.UTC),
+        itineraries=[{"segments": [segment]}],  # type: ignore[list-item]
+        cabin="ECONOMY",
+        price=10.0,
+        currency="EUR",
+    )
+    cleaned = clean_result(offer)
+    assert cleaned.itineraries[0].segments[0].carrier_name == "Air France"
+    assert offer.itineraries[0].segments[0].carrier_name == dirty  # a copy; the original is untouched
 
 
 async def test_repeated_request_is_answered_from_the_index(live) -> None:  # type: ignore[no-untyped-def]

@@ -8,9 +8,11 @@ from POST /v1/security/oauth2/token; Open-Meteo paths (/v1/search, /v1/forecast)
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -47,6 +49,42 @@ def _malformed(response: web.StreamResponse) -> web.StreamResponse:
     return web.Response(body=body[: max(1, len(body) // 2)], status=200, content_type=response.content_type)
 
 
+def _tamper(response: web.StreamResponse, faults: SandboxFaults) -> web.StreamResponse:
+    """The same 200 with ``rewrite`` applied to its JSON body and then sent in ``body_shape``."""
+    if not (faults.rewrite or faults.body_shape) or response.status != 200:
+        return response
+    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
+        return response
+    body = _rewrite(json.loads(response.body), faults.rewrite)
+    if faults.body_shape == "list":
+        body = [body]
+    elif faults.body_shape == "string":
+        body = json.dumps(body)
+    elif faults.body_shape == "number":
+        body = 42
+    elif faults.body_shape == "null":
+        body = None
+    elif faults.body_shape == "nested" and isinstance(body, dict):
+        body = {key: _wrong_type(value) for key, value in body.items()}
+    return web.Response(body=json.dumps(body).encode(), status=200, content_type=response.content_type)
+
+
+def _rewrite(value: Any, rewrite: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        return {k: rewrite[k] if k in rewrite else _rewrite(v, rewrite) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rewrite(v, rewrite) for v in value]
+    return value
+
+
+def _wrong_type(value: Any) -> Any:
+    if isinstance(value, list):
+        return "[]"
+    if isinstance(value, dict):
+        return [value]
+    return {"value": value}
+
+
 async def _open_meteo(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
     if request.app[DICE].roll(faults, faults.error_rate):
         return web.json_response({"error": True, "reason": "Internal server error"}, status=500)
@@ -58,7 +96,7 @@ async def _open_meteo(request: web.Request, handler: Handler, faults: SandboxFau
         return web.json_response({"error": True, "reason": exc.reason}, status=exc.status)
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
         return _malformed(response)
-    return response
+    return _tamper(response, faults)
 
 
 async def _amadeus(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
@@ -78,7 +116,7 @@ async def _amadeus(request: web.Request, handler: Handler, faults: SandboxFaults
         return amadeus.respond(RESOURCE_NOT_FOUND.body(), RESOURCE_NOT_FOUND.status)
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
         return _malformed(response)
-    return response
+    return _tamper(response, faults)
 
 
 @web.middleware
@@ -90,7 +128,7 @@ async def sandbox_middleware(request: web.Request, handler: Handler) -> web.Stre
     try:
         if request.path == TOKEN_PATH:
             try:
-                return await handler(request)
+                return _tamper(await handler(request), faults)
             except TokenError as exc:
                 return web.json_response(exc.body(), status=exc.status)
         if request.path in OPEN_METEO_PATHS:

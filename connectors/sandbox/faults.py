@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+BodyShape = Literal["list", "string", "number", "null", "nested"]
 
 
 class SandboxFaults(BaseModel):
@@ -24,6 +27,16 @@ class SandboxFaults(BaseModel):
     quota_exceeded: bool = Field(default=False, description="every Amadeus API request answers 429 (38195)")
     malformed_rate: float = Field(
         default=0.0, ge=0.0, le=1.0, description="share of 200s with a truncated body"
+    )
+    body_shape: BodyShape | None = Field(
+        default=None,
+        description="every 200 JSON body (token included) is sent as this shape instead: a list holding "
+        "it, a string, a number, null, or 'nested' (the object with each value of the wrong type)",
+    )
+    rewrite: dict[str, Any] = Field(
+        default_factory=dict,
+        description="in every 200 JSON body, the value of each key so named, at any depth, is replaced "
+        "(hostile text, 'NaN' prices, junk codes)",
     )
     token_ttl_seconds: int = Field(default=1799, ge=0, description="expires_in of newly issued tokens")
     seed: int = Field(default=0, description="seeds the error_rate / malformed_rate draws")

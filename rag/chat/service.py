@@ -15,7 +15,7 @@ from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.sessions import SessionStore
 from rag.chat.trip import complete_params, update_trip
-from rag.errors import RateLimitedError, ValidationError, WayfarerError
+from rag.errors import ProviderTimeoutError, RateLimitedError, ValidationError, WayfarerError
 from rag.ingest.documents import norm
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
@@ -40,7 +40,10 @@ class ChatService:
         writer: LLMWriter | None = None,
         rate_limit: RateLimit | None = None,
         metrics: Metrics | None = None,
+        deadline_seconds: float | None = None,
     ) -> None:
+        """``deadline_seconds`` bounds the tools of one answer, counted from the message's arrival."""
+        self._deadline = deadline_seconds
         self._writer = writer
         self._rate_limit = rate_limit
         self._metrics = metrics or Metrics()
@@ -135,10 +138,8 @@ class ChatService:
                 waiting[name] = gaps
             else:
                 calls[name] = params
-        outcomes = await asyncio.gather(
-            *(self._tools.call(name, params, user_id) for name, params in calls.items()),
-            return_exceptions=True,
-        )
+        budget = None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
+        outcomes = await self._call_tools(calls, user_id, budget)
         mark("tools")
         answers, tool_calls, live_sources = [], [], []
         for (name, params), outcome in zip(calls.items(), outcomes, strict=True):
@@ -201,6 +202,41 @@ class ChatService:
             "sources": sources,
             "tool_calls": tool_calls,
         }
+
+    async def _call_tools(
+        self, calls: dict[str, Any], user_id: str, budget: float | None
+    ) -> list[ToolOutcome | BaseException]:
+        """Each call's outcome or error, in order; calls still running after ``budget`` seconds are
+        cancelled and answer ProviderTimeoutError, so one stalled provider cannot hold the answer."""
+        tasks = [
+            asyncio.create_task(self._tools.call(name, params, user_id), name=f"chat-tool-{name}")
+            for name, params in calls.items()
+        ]
+        if not tasks:
+            return []
+        try:
+            _, late = await asyncio.wait(tasks, timeout=budget)
+        finally:
+            for task in tasks:
+                task.cancel()  # a no-op for finished ones; also when this message itself is cancelled
+        if late:
+            await asyncio.gather(*late, return_exceptions=True)
+        outcomes: list[ToolOutcome | BaseException] = []
+        for name, task in zip(calls, tasks, strict=True):
+            if task in late:
+                logger.warning("chat: %s did not finish within the %g s answer deadline", name, budget)
+                outcomes.append(
+                    ProviderTimeoutError(
+                        f"{name} timed out: no answer within the chat's {self._deadline:g} s"
+                    )
+                )
+            elif task.cancelled():
+                outcomes.append(asyncio.CancelledError())
+            elif (exc := task.exception()) is not None:
+                outcomes.append(exc)
+            else:
+                outcomes.append(task.result())
+        return outcomes
 
     async def _write(
         self,

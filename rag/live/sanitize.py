@@ -1,18 +1,24 @@
-"""Third-party text as inert data: markup and control characters stripped, length capped. Pure."""
+"""Third-party text as inert data: markup and control characters stripped, length capped. Pure.
+
+Every string a provider sent is cleaned, at every depth of a result (a carrier name in a segment of an
+itinerary as much as an activity's description), so no field is left out by forgetting to list it.
+Codes and links are checked for their format by the result models themselves (connectors/models.py);
+a plain http(s) link is kept as it is (unescaping entities would change its query string).
+"""
 
 from __future__ import annotations
 
 import html
 import re
 import unicodedata
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from connectors.models import is_safe_link
+
 _TAG = re.compile(r"<[^>]{0,500}>")
 _SPACE = re.compile(r"\s+")
-# Fields that carry provider-written prose (names and descriptions), not identifiers or codes.
-PROSE_FIELDS = ("name", "description", "room_description", "cancellation", "place", "city_name")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -27,8 +33,29 @@ def clean_text(text: str, max_chars: int = 600) -> str:
 
 
 def clean_result(result: M, max_chars: int = 600) -> M:
-    """A copy of a tool result whose prose fields are cleaned."""
-    updates = {
-        f: clean_text(v, max_chars) for f in PROSE_FIELDS if isinstance(v := getattr(result, f, None), str)
-    }
-    return result.model_copy(update=updates) if updates else result
+    """A copy of a tool result whose every string, in nested models, lists and dicts too, is cleaned."""
+    cleaned = _clean(result, max_chars)
+    assert isinstance(cleaned, type(result))
+    return cleaned
+
+
+def _clean(value: Any, max_chars: int) -> Any:
+    if isinstance(value, str):
+        if is_safe_link(value):
+            return value
+        cleaned = clean_text(value, max_chars)
+        return value if cleaned == value else cleaned
+    if isinstance(value, BaseModel):
+        updates = {}
+        for name in type(value).model_fields:
+            old = getattr(value, name)
+            new = _clean(old, max_chars)
+            if new is not old:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
+    if isinstance(value, list | tuple):
+        items = [_clean(v, max_chars) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else type(value)(items)
+    if isinstance(value, dict):
+        return {_clean(k, max_chars): _clean(v, max_chars) for k, v in value.items()}
+    return value

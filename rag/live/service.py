@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from connectors.params import ToolParams
 from connectors.tools import TOOLS, ToolCall, ToolRunner
 from rag.background import BackgroundTasks
 from rag.errors import WayfarerError
@@ -131,6 +133,14 @@ class IngestQueue:
 
 
 class ToolService:
+    """Tool calls for users: answered from the index when fresh, else from the provider, then ingested.
+
+    Identical calls in flight at the same time (same tool, same canonical parameters) share one provider
+    call, whoever makes them: the provider's answer does not depend on the user. Each caller's results
+    are still ingested under its own scope. A failure is shared like a result, and a caller that gives
+    up (is cancelled) does not cancel the call for the others.
+    """
+
     def __init__(
         self,
         runner: ToolRunner,
@@ -149,10 +159,14 @@ class ToolService:
         self._settings = settings
         self.provider_calls = 0
         self.index_answers = 0
+        self._in_flight: dict[str, asyncio.Task[ToolCall]] = {}
 
-    async def call(self, name: str, raw: Any, user_id: str | None = None) -> ToolOutcome:
+    async def call(
+        self, name: str, raw: Any, user_id: str | None = None, *, strict: bool = False
+    ) -> ToolOutcome:
+        """One tool call for ``user_id``; ``strict`` validates ``raw`` as client JSON (no type coercion)."""
         try:
-            outcome = await self._call(name, raw, user_id)
+            outcome = await self._call(name, raw, user_id, strict)
         except WayfarerError as exc:
             self.metrics.tool_calls.labels(name if name in TOOLS else "unknown", exc.code).inc()
             raise
@@ -166,8 +180,8 @@ class ToolService:
             self.metrics.tool_seconds.labels(name).observe(outcome.call.elapsed_ms / 1000)
         return outcome
 
-    async def _call(self, name: str, raw: Any, user_id: str | None) -> ToolOutcome:
-        params = self.runner.validate(name, raw)
+    async def _call(self, name: str, raw: Any, user_id: str | None, strict: bool) -> ToolOutcome:
+        params = self.runner.validate(name, raw, strict=strict)
         scope = user_id or "*"
         key = request_key(scope, name, params)
         provider = self.runner.provider(name)
@@ -185,8 +199,24 @@ class ToolService:
             self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting)
 
-    async def _provider_call(self, name: str, params: Any) -> ToolCall:
-        """The provider's answer, with its third-party text sanitized."""
+    async def _provider_call(self, name: str, params: ToolParams) -> ToolCall:
+        """The provider's answer, with its third-party text sanitized; shared by identical calls in flight."""
+        key = f"{name}:" + json.dumps(params.model_dump(mode="json"), sort_keys=True)
+        task = self._in_flight.get(key)
+        if task is None:
+            task = asyncio.create_task(self._fetch(name, params), name=f"tool-{name}")
+            self._in_flight[key] = task
+            task.add_done_callback(lambda done: self._landed(key, done))
+        # shield: a caller that is cancelled stops waiting; the call goes on for the others.
+        return await asyncio.shield(task)
+
+    def _landed(self, key: str, task: asyncio.Task[ToolCall]) -> None:
+        if self._in_flight.get(key) is task:
+            del self._in_flight[key]
+        if not task.cancelled():
+            task.exception()  # retrieved here, so a call every caller gave up on logs no warning
+
+    async def _fetch(self, name: str, params: ToolParams) -> ToolCall:
         call = await self.runner.call(name, params)
         self.provider_calls += 1
         limit = self._settings.max_text_chars

@@ -1,0 +1,79 @@
+"""Amadeus fields into our values: segments, ISO durations, optional numbers, room and cancellation text.
+
+Pure. Each function takes what the provider sent, which may be of any JSON type; a wrong type either
+yields None (optional values) or raises one of connectors.shapes.UNREADABLE (required ones).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import Any
+
+from connectors.models import Segment
+from connectors.shapes import obj
+
+
+def segment(s: dict[str, Any], carriers: dict[str, Any]) -> Segment:
+    """One flight segment; the carrier's name comes from the response's dictionaries."""
+    return Segment(
+        carrier=s["carrierCode"],
+        carrier_name=carriers.get(s["carrierCode"]),
+        number=str(s["number"]),
+        origin=s["departure"]["iataCode"],
+        destination=s["arrival"]["iataCode"],
+        departure=dt.datetime.fromisoformat(s["departure"]["at"]),
+        arrival=dt.datetime.fromisoformat(s["arrival"]["at"]),
+        duration_minutes=iso_minutes(s.get("duration")),
+    )
+
+
+_DURATION = re.compile(r"^P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?$")
+
+
+def iso_minutes(value: Any) -> int | None:
+    """Minutes in an ISO 8601 duration like PT2H10M or P1DT2H."""
+    if not isinstance(value, str) or not value:
+        return None
+    m = _DURATION.match(value)
+    if not m:
+        return None
+    d, h, mins = (int(x) if x else 0 for x in m.groups())
+    return d * 1440 + h * 60 + mins
+
+
+def optional_float(value: Any) -> float | None:
+    """An optional number: None when it is missing, not a number, or not finite ("NaN")."""
+    try:
+        number = None if value is None else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if number is not None and math.isfinite(number) else None
+
+
+def room_text(room: dict[str, Any]) -> str | None:
+    """A short room description ("deluxe room, 1 king bed"), or None."""
+    est = obj(room.get("typeEstimated"))
+    parts = []
+    if est.get("category"):
+        parts.append(str(est["category"]).replace("_", " ").lower())
+    beds = est.get("beds")
+    if isinstance(beds, int) and beds > 0 and est.get("bedType"):
+        parts.append(f"{beds} {str(est['bedType']).lower()} bed{'s' if beds > 1 else ''}")
+    if parts:
+        return ", ".join(parts)
+    text = obj(room.get("description")).get("text")
+    return str(text)[:120] if text else None
+
+
+def cancellation_text(c: dict[str, Any]) -> str | None:
+    """The cancellation policy in words, or None."""
+    if not c:
+        return None
+    text = obj(c.get("description")).get("text")
+    if text:
+        return str(text)[:160]
+    if c.get("deadline"):
+        return f"free cancellation until {c['deadline']}"
+    return str(c.get("type")) if c.get("type") else None
