@@ -231,7 +231,7 @@ async def test_a_large_upload_is_a_job_to_poll(client: TestClient) -> None:
     assert resp.status == 202, await resp.text()
     job = await resp.json()
     assert job["status"] == "running" and job["documents"] == 1
-    assert resp.headers["Location"] == f"/v1/documents/jobs/{job['id']}"
+    assert resp.headers["Location"] == f"/v1/uploads/{job['id']}"
     status = job
     for _ in range(600):  # the job finishes on its own; this only bounds a broken one
         status = await (await client.get(resp.headers["Location"], headers=ADMIN)).json()
@@ -242,7 +242,7 @@ async def test_a_large_upload_is_a_job_to_poll(client: TestClient) -> None:
     assert status["counts"]["added"] == 1 and status["done"] == 1
     resp = await client.post("/v1/search", json={"query": "funicular viewpoint Valparaiso", "top_k": 1})
     assert (await resp.json())["results"][0]["metadata"]["document_id"] == "big-upload"
-    missing = await client.get("/v1/documents/jobs/nope", headers=ADMIN)
+    missing = await client.get("/v1/uploads/nope", headers=ADMIN)
     await _error(missing, 404, "not_found")
 
 

@@ -31,6 +31,7 @@ from rag.store.switch import SwitchableStore
 from rag.web import keys
 from rag.web.chat import routes as chat_routes
 from rag.web.middleware import error_middleware, json_protocol_errors, metrics_middleware
+from rag.web.openapi import routes as openapi_routes
 from rag.web.page import routes as page_routes
 from rag.web.routes import routes
 
@@ -162,6 +163,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
             app[keys.KV], settings.server.chat_rate_limit, settings.server.chat_rate_window_seconds
         ),
         metrics=metrics,
+        deadline_seconds=settings.limits.chat_deadline_seconds,
     )
     yield
     await tasks.close(settings.live.shutdown_grace_seconds)
@@ -206,4 +208,5 @@ def create_app(settings: Settings) -> web.Application:
     app.add_routes(routes)
     app.add_routes(chat_routes)
     app.add_routes(page_routes)
+    app.add_routes(openapi_routes)
     return app

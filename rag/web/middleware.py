@@ -55,7 +55,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
             message = f"{request.method} is not allowed on {request.path}"
         if exc.status == 404:
             message = f"no such endpoint: {request.path}"
-        return web.json_response(error_body(code, message), status=exc.status)
+        allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
+        return web.json_response(error_body(code, message), status=exc.status, headers=allow)
     except Exception:
         logger.exception("%s %s crashed", request.method, request.path)
         return web.json_response(error_body("internal_error", "internal error"), status=500)

@@ -171,13 +171,13 @@ async def add_documents(request: web.Request) -> web.Response:
     ):
         status = await request.app[keys.DOCUMENT_JOBS].start(docs)
         return web.json_response(
-            status, status=202, headers={"Location": f"/v1/documents/jobs/{status['id']}"}
+            status, status=202, headers={"Location": f"/v1/uploads/{status['id']}"}
         )
     counts = await request.app[keys.INGESTOR].ingest(docs)
     return web.json_response(counts.as_dict())
 
 
-@routes.get("/v1/documents/jobs/{job_id}")
+@routes.get("/v1/uploads/{job_id}")
 async def document_job(request: web.Request) -> web.Response:
     """A document upload job: running (with documents done so far), done (with counts), failed or interrupted."""
     require_admin(request)

@@ -1,0 +1,257 @@
+"""Response bodies, as pydantic models: what /openapi.json promises each endpoint answers.
+
+The handlers build their JSON by hand; these models describe it (the OpenAPI generator turns them into
+schemas, and the schemathesis fuzz in tests/test_fuzz_http.py checks every response against them).
+Models keep pydantic's default of ignoring extra keys, so a key added to a body does not break clients
+that follow the description: only a missing or mistyped key does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+from rag.errors import WayfarerError
+from rag.web.middleware import _HTTP_CODES
+
+# WebSocket error frames reuse the error body with these codes, which no HTTP response gives.
+WS_ERROR_CODES = ("invalid_frame", "invalid_json", "unknown_frame_type", "validation_error", "busy")
+
+
+def subtree(cls: type[WayfarerError]) -> list[type[WayfarerError]]:
+    """``cls`` and every class below it in the exception tree."""
+    out = [cls]
+    for sub in cls.__subclasses__():
+        out.extend(subtree(sub))
+    return out
+
+
+def error_classes() -> list[type[WayfarerError]]:
+    """Every class of the exception tree, the root first."""
+    return subtree(WayfarerError)
+
+
+def error_codes() -> list[str]:
+    """Every stable ``error.code``: the exception tree's and the HTTP-level ones of the middleware."""
+    codes = {cls.code for cls in error_classes()}
+    codes.update(_HTTP_CODES.values())
+    codes.update(("http_error", "internal_error", *WS_ERROR_CODES))
+    return sorted(codes)
+
+
+_CODES: list[JsonValue] = [*error_codes()]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(
+        description="Stable machine-readable code (rag/errors.py)", json_schema_extra={"enum": _CODES}
+    )
+    message: str = Field(description="What went wrong, for a person")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 5xx body, and the body of WebSocket error frames (with ``"type": "error"``)."""
+
+    error: ErrorDetail
+
+
+class Status(BaseModel):
+    status: str
+
+
+class ReadyChecks(BaseModel):
+    model: bool
+    index: bool
+    kv: bool
+
+
+class Readiness(BaseModel):
+    status: str = Field(json_schema_extra={"enum": ["ready", "not_ready"]})
+    checks: ReadyChecks
+
+
+class SearchHit(BaseModel):
+    id: str
+    text: str
+    score: float
+    metadata: dict[str, Any]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchHit]
+
+
+class ToolDescription(BaseModel):
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(description="The tool's parameters as a JSON schema")
+    provider: str
+    sandbox: bool
+
+
+class ToolList(BaseModel):
+    tools: list[ToolDescription]
+
+
+class ToolResult(BaseModel):
+    kind: str
+    id: str
+    text: str
+    data: dict[str, Any]
+
+
+class ToolOutcome(BaseModel):
+    tool: str
+    provider: str
+    sandbox: bool
+    params: dict[str, Any] = Field(description="The validated parameters (locations resolved to codes)")
+    results: list[ToolResult]
+    from_index: bool = Field(description="Answered from fresh indexed results, not the provider")
+    ingesting: int = Field(description="How many results are being written to the index")
+    notice: str | None = Field(None, description="Present when the results are sandbox data")
+    fetched_at: str | None = Field(None, description="When indexed results were fetched (from_index)")
+
+
+class RecallHit(BaseModel):
+    id: str
+    kind: str | None
+    text: str
+    fetched_at: str | None
+    sandbox: bool
+    result: Any
+
+
+class RecallResponse(BaseModel):
+    recall: bool = Field(description="Whether the message asks about earlier results at all")
+    results: list[RecallHit]
+
+
+class RoutedTool(BaseModel):
+    name: str
+    params: dict[str, Any]
+    confidence: float
+    via: str
+
+
+class RouteResponse(BaseModel):
+    use_rag: bool
+    tools: list[RoutedTool]
+    missing: dict[str, list[str]] = Field(description="Tool name -> the required parameters not given")
+    clarify: str | None = Field(None, description="A question that asks for what is missing")
+
+
+class IngestCounts(BaseModel):
+    added: int
+    updated: int
+    skipped: int
+    deleted: int
+    chunks: int
+
+
+class DocumentJob(BaseModel):
+    """A document upload job (202 from POST /v1/documents, and its polls)."""
+
+    id: str
+    status: str = Field(json_schema_extra={"enum": ["running", "done", "failed", "interrupted"]})
+    documents: int
+    done: int = Field(description="Documents written so far")
+    chars: int
+    started_at: float = Field(description="Unix time")
+    finished_at: float | None = None
+    counts: IngestCounts | None = Field(None, description="When done")
+    error: ErrorDetail | None = Field(None, description="When failed")
+
+
+class Deleted(BaseModel):
+    deleted: int = Field(ge=0, le=1)
+
+
+class JobStatus(BaseModel):
+    name: str
+    enabled: bool
+    every_minutes: float | None
+    next_run: str | None
+    running_here: bool
+    last: dict[str, Any] | None
+
+
+class JobList(BaseModel):
+    jobs: list[JobStatus]
+
+
+class JobRun(BaseModel):
+    job: str
+    outcome: str
+    counts: dict[str, Any]
+    seconds: float
+
+
+class ReindexResponse(BaseModel):
+    runs: list[JobRun]
+
+
+class ChatSource(BaseModel):
+    id: str
+    kind: str
+    title: str
+    source: str
+    fetched_at: str | None = None
+
+
+class ChatToolCall(BaseModel):
+    name: str
+    params: dict[str, Any]
+    provider: str | None
+    results: int
+    from_index: bool
+    ingested: int
+    error: str | None = Field(None, description="The error code when the call failed")
+
+
+class ChatAnswer(BaseModel):
+    """The complete answer (also the last WebSocket frame of an answer)."""
+
+    type: Literal["response"]
+    text: str
+    complete: Literal[True]
+    sources: list[ChatSource]
+    tool_calls: list[ChatToolCall]
+
+
+class WsMessage(BaseModel):
+    """The one frame a client sends on /v1/ws."""
+
+    type: Literal["message"]
+    text: str = Field(min_length=1)
+
+
+class WsChunk(BaseModel):
+    """A piece of an answer, streamed before the complete answer."""
+
+    type: Literal["response"]
+    text: str
+    chunk: Literal[True]
+
+
+class WsError(BaseModel):
+    """An error frame: the error body, typed; the connection stays open."""
+
+    type: Literal["error"]
+    error: ErrorDetail
+
+
+class Turn(BaseModel):
+    role: str
+    text: str
+    at: str
+
+
+class SessionView(BaseModel):
+    user_id: str
+    trip: dict[str, Any] = Field(description="What the conversation has settled about the trip so far")
+    history: list[Turn] = Field(description="The latest turns, oldest first")
+
+
+class Forgotten(BaseModel):
+    forgotten: bool
