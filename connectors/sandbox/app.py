@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from connectors.sandbox import amadeus, amadeus_flights, open_meteo
+from connectors.sandbox import amadeus, amadeus_flights, geocoding, open_meteo
 from connectors.sandbox.auth import TokenStore
 from connectors.sandbox.data import DEFAULT_CITIES_PATH, load_catalogue
 from connectors.sandbox.errors import (
@@ -151,6 +151,7 @@ def create_sandbox_app(
     app[FAULTS] = faults if faults is not None else SandboxFaults()
     app[DICE] = FaultDice()
     app[CATALOGUE] = load_catalogue((cities_path or DEFAULT_CITIES_PATH).resolve())
+    geocoding.warm()  # built here, off the loop, not in the first request's handler
     app[TOKENS] = TokenStore()
     app.router.add_post(TOKEN_PATH, amadeus.token)
     app.router.add_get("/v2/shopping/flight-offers", amadeus_flights.flight_offers)

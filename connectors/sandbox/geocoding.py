@@ -90,6 +90,13 @@ def timezone_at(lat: float, lon: float) -> str | None:
     return found[0].timezone if found else None
 
 
+def warm() -> None:
+    """Build the gazetteer and its indexes now (about 2 s), so no request waits for them."""
+    gazetteer()
+    _us_states()
+    _airport_index()
+
+
 def search(name: str, count: int) -> list[GeoCity]:
     """Cities whose name or alternate name equals (2 letters) or starts with (3+) the query, most populous first."""
     query = fold(name)
