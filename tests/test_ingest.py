@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from connectors.locations import LocationCatalogue
+from connectors.models import HotelOffer
+from connectors.params import ToolParams
+from connectors.tools import ToolCall
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder
+from rag.errors import IndexUnavailableError
 from rag.ingest.documents import SourceDocument
 from rag.ingest.pipeline import Ingestor
-from rag.ingest.seeding import load_documents, seed_directory
+from rag.ingest.seeding import load_documents, load_files, seed_directory, seed_files
 from rag.kv.sqlite import SQLiteKV
+from rag.live.ingest import LiveIngestor
 from rag.retrieval.service import Retriever
+from rag.settings import LiveSettings
 from rag.store.base import Filter
 from rag.store.edge import EdgeStore
 
@@ -82,6 +90,36 @@ async def test_full_run_deletes_removed_documents(parts, small_seed: Path) -> No
     assert await store.count(Filter(equals={"document_id": "api-doc"})) == 1
 
 
+async def test_user_paths_are_pruned_only_by_a_seed_of_the_same_path(
+    parts, small_seed: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    ingestor, store, retriever = parts
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, name, text in [
+        (a, "ferry", "The Quoxalind ferry leaves Setubal at dawn."),
+        (a, "tram", "The Vexmoor tram climbs to the castle."),
+        (b, "bus", "The Drellfast bus runs all night."),
+    ]:
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.md").write_text(text)
+    await seed_directory(ingestor, small_seed)
+    seeded = await seed_files(ingestor, load_files([a, b]))
+    assert (seeded.added, seeded.deleted) == (3, 0)
+    points = await store.scroll(Filter(equals={"document_id": "bus"}), 5)
+    assert points[0][0].payload["source"] == "files"  # never the seed corpus's tag
+    # The seed corpus's sync leaves a user's documents alone.
+    synced = await seed_directory(ingestor, small_seed)
+    assert (synced.skipped, synced.deleted) == (4, 0)
+    # A pruning seed of folder a deletes what is gone from a, and nothing from b or the corpus.
+    (a / "tram.md").unlink()
+    pruned = await seed_files(ingestor, load_files([a]), prune=True)
+    assert (pruned.skipped, pruned.deleted) == (1, 1)
+    assert await doc_ids(retriever, "Quoxalind ferry", 1) == ["ferry"]
+    assert await doc_ids(retriever, "Drellfast night bus", 1) == ["bus"]
+    assert await store.count(Filter(equals={"document_id": "tram"})) == 0
+    assert await store.count(Filter(equals={"source": "seed"})) > 4
+
+
 async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Path) -> None:  # type: ignore[no-untyped-def]
     ingestor, store, _ = parts
     docs = load_documents([small_seed])
@@ -103,15 +141,19 @@ async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Pa
 
 async def test_large_document_and_metadata(parts) -> None:  # type: ignore[no-untyped-def]
     ingestor, store, retriever = parts
-    big = "\n\n".join(
+    # 3,000 near-identical paragraphs and one that differs: ranking among the identical ones is a
+    # near-tie (approximate search could pick any), so the one to find has words of its own.
+    paragraphs = [
         f"Paragraph {i}: the night bus N{i} leaves Rossio square at {i % 24}:15." for i in range(3000)
-    )
+    ]
+    paragraphs[2718] = "Paragraph 2718: the Quintaflor night ferry N2718 leaves Cais do Sodre at 2:40."
+    big = "\n\n".join(paragraphs)
     doc = SourceDocument(
         "big", big, {"title": "Night buses", "city": "Lisbon", "country": "Portugal", "x": [1, 2]}
     )
     counts = await ingestor.ingest([doc])
     assert counts.added == 1 and counts.chunks == await store.count() > 100
-    hits = await retriever.search("night bus N2718", 3, {"country_code": "PT"})
+    hits = await retriever.search("Quintaflor night ferry", 3, {"country_code": "PT"})
     assert hits and hits[0].payload["title"] == "Night buses" and hits[0].payload["x"] == [1, 2]
     assert "N2718" in hits[0].payload["text"]
 
@@ -134,3 +176,54 @@ def test_seed_corpus_is_complete() -> None:
     assert all(isinstance(d.metadata.get("topics"), list) for d in docs)
     assert len({d.id for d in docs}) == len(docs)
     shutil.disk_usage(SEED_DIR)  # the corpus is on disk where settings point
+
+
+def hotel(hotel_id: str, price: float) -> HotelOffer:
+    return HotelOffer(
+        provider="sandbox",
+        sandbox=True,
+        fetched_at=dt.datetime.now(dt.UTC),
+        hotel_id=hotel_id,
+        name=f"Hotel {hotel_id}",
+        city_code="LIS",
+        check_in=dt.date(2031, 5, 1),
+        check_out=dt.date(2031, 5, 3),
+        price=price,
+        currency="EUR",
+    )
+
+
+def hotel_call(*results: HotelOffer) -> ToolCall:
+    return ToolCall("hotel_search", "sandbox", True, ToolParams(), list(results), 1.0)
+
+
+async def test_a_failed_live_write_leaves_no_key_claiming_an_unwritten_point(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, sparse: Bm25Encoder
+) -> None:
+    """New claims and updated versions are released when the write fails, so a retry writes the points."""
+    kv = SQLiteKV(tmp_path / "kv.db")
+    await kv.open()
+    catalogue = LocationCatalogue.load()
+
+    async def ingestor() -> tuple[LiveIngestor, EdgeStore]:
+        store = EdgeStore(tmp_path / "index", "live", embedder.dimension, 3, 40)
+        await store.open()
+        return LiveIngestor(store, embedder, sparse, kv, catalogue, LiveSettings()), store
+
+    first, store = await ingestor()
+    counts = await first.ingest(hotel_call(hotel("A", 100.0)), "ana", "req:1")
+    assert (counts.added, counts.updated) == (1, 0)
+    await store.close()  # every write through ``first`` now fails for real
+    changed = hotel_call(hotel("A", 90.0), hotel("B", 120.0))  # a new price for A, a new result B
+    with pytest.raises(IndexUnavailableError):
+        await first.ingest(changed, "ana", "req:2")
+    # Neither the new claim (B) nor the new version of A was left behind without its point.
+    assert await kv.scan_prefix("live:ana:") == {}
+
+    retry, store = await ingestor()
+    counts = await retry.ingest(changed, "ana", "req:2")
+    assert (counts.added, counts.skipped) == (2, 0)
+    prices = {h.payload["identity"]: h.payload["price"] for h in await retry.recall("ana", ["hotel_offer"])}
+    assert prices == {hotel("A", 0).identity: 90.0, hotel("B", 0).identity: 120.0}
+    await store.close()
+    await kv.close()

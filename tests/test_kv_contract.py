@@ -42,6 +42,33 @@ class KVContract:
         winner = results.index(True)
         assert await kv.get("race") == str(winner)
 
+    async def test_many_concurrent_mixed_operations_all_succeed(self, kv: KVStore) -> None:
+        # Chat under load: rate-limit counters, claims, sessions and locks all at once on one store.
+        n = 300
+        await asyncio.gather(*(kv.set(f"del:{i}", "x") for i in range(n)))
+        await kv.set_if_absent("lock", "owner", ttl=30)
+        ops = []
+        for i in range(n):
+            ops += [
+                kv.incr("counter", ttl=30),
+                kv.set_if_absent(f"claim:{i % 50}", str(i), ttl=30),
+                kv.set(f"set:{i}", str(i), ttl=30),
+                kv.delete(f"del:{i}"),
+                kv.renew("lock", "owner", ttl=30),
+                kv.get(f"set:{i}"),
+            ]
+        results = await asyncio.gather(*ops, return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        assert failures == []
+        counts = results[0::6]
+        assert sorted(counts) == list(range(1, n + 1))  # type: ignore[type-var]
+        assert sum(bool(r) for r in results[1::6]) == 50  # one winner per claim key
+        assert all(r is True for r in results[3::6])  # each key existed, so each delete removed it
+        assert all(r is True for r in results[4::6])
+        assert await kv.get("counter") == str(n)
+        assert await kv.scan_prefix("del:") == {}
+        assert len(await kv.scan_prefix("set:")) == n
+
     async def test_ttl_expires(self, kv: KVStore) -> None:
         await kv.set("short", "x", ttl=0.2)
         assert await kv.set_if_absent("gone", "1", ttl=0.2) is True

@@ -15,15 +15,25 @@ logger = logging.getLogger(__name__)
 class RedisKV:
     """Keys live under ``<namespace>:`` so several deployments can share one Redis."""
 
+    MAX_CONNECTIONS = 64
+
     def __init__(self, url: str, namespace: str) -> None:
         self._url = url
         self._ns = namespace + ":"
         self._client: aioredis.Redis | None = None
 
     async def open(self) -> None:
-        self._client = aioredis.Redis.from_url(
-            self._url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+        # A blocking pool: under a burst, callers wait for a free connection (up to ``timeout``) instead of
+        # failing with "Too many connections" as the default pool does past its limit.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            self._url,
+            max_connections=self.MAX_CONNECTIONS,
+            timeout=10,
+            decode_responses=True,
+            socket_timeout=5,
+            socket_connect_timeout=5,
         )
+        self._client = aioredis.Redis.from_pool(pool)
         try:
             await self._client.ping()
         except (RedisError, OSError) as exc:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -22,34 +25,37 @@ CREATE TABLE IF NOT EXISTS kv (
 """
 
 _SWEEP = "DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?"
+_LIVE = "(expires_at IS NULL OR expires_at > ?)"
 
 
 class SQLiteKV:
+    """One aiosqlite connection in autocommit mode; every operation is one statement run under a lock.
+
+    Each operation executes, reads its rows and closes its cursor before the next one starts, so no
+    coroutine can commit (or step) while another's statement is still open on the shared connection
+    ("cannot commit transaction - SQL statements in progress"), and no two operations interleave.
+    """
+
     # Expired rows are invisible at once, and deleted every this many writes (Redis expires them itself).
     SWEEP_EVERY = 1000
 
     def __init__(self, path: Path) -> None:
         self._path = path
         self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
         self._writes = 0
 
     async def open(self) -> None:
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = await aiosqlite.connect(self._path, timeout=30)
+            # isolation_level=None: autocommit, so each single-statement operation is its own transaction.
+            self._db = await aiosqlite.connect(self._path, timeout=30, isolation_level=None)
             await self._db.execute("PRAGMA journal_mode=WAL")
             await self._db.execute("PRAGMA synchronous=NORMAL")
             await self._db.execute(_SCHEMA)
             await self._db.execute(_SWEEP, (time.time(),))
-            await self._db.commit()
         except (sqlite3.Error, OSError) as exc:
             raise KVUnavailableError(f"cannot open the key-value store at {self._path}: {exc}") from exc
-
-    async def _wrote(self) -> None:
-        self._writes += 1
-        if self._writes % self.SWEEP_EVERY == 0:
-            await self._conn.execute(_SWEEP, (time.time(),))
-            await self._conn.commit()
 
     @property
     def _conn(self) -> aiosqlite.Connection:
@@ -57,119 +63,107 @@ class SQLiteKV:
             raise KVUnavailableError("the key-value store is not open")
         return self._db
 
+    async def _run(
+        self, what: str, sql: str, args: tuple[object, ...], *, write: bool = True
+    ) -> tuple[list[Any], int]:
+        """Run one statement to completion and close its cursor; return its rows and rowcount."""
+        async with self._lock:
+            conn = self._conn
+            try:
+                async with conn.execute(sql, args) as cur:
+                    rows: Iterable[Any] = await cur.fetchall()
+                    count = cur.rowcount
+                if write:
+                    self._writes += 1
+                    if self._writes % self.SWEEP_EVERY == 0:
+                        await conn.execute(_SWEEP, (time.time(),))
+            except sqlite3.Error as exc:
+                raise KVUnavailableError(f"key-value {what} failed: {exc}") from exc
+        return list(rows), count
+
     async def set_if_absent(self, key: str, value: str, ttl: float | None = None) -> bool:
         now = time.time()
         expires = now + ttl if ttl is not None else None
-        try:
-            # One statement: insert, or take over a key whose value has expired.
-            cur = await self._conn.execute(
-                "INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at "
-                "WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?",
-                (key, value, expires, now),
-            )
-            await self._conn.commit()
-            await self._wrote()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
-        return cur.rowcount == 1
+        # One statement: insert, or take over a key whose value has expired.
+        _, count = await self._run(
+            "write",
+            "INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at "
+            "WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?",
+            (key, value, expires, now),
+        )
+        return count == 1
 
     async def set(self, key: str, value: str, ttl: float | None = None) -> None:
         expires = time.time() + ttl if ttl is not None else None
-        try:
-            await self._conn.execute(
-                "INSERT OR REPLACE INTO kv (key, value, expires_at) VALUES (?, ?, ?)", (key, value, expires)
-            )
-            await self._conn.commit()
-            await self._wrote()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
+        await self._run(
+            "write",
+            "INSERT OR REPLACE INTO kv (key, value, expires_at) VALUES (?, ?, ?)",
+            (key, value, expires),
+        )
 
     async def get(self, key: str) -> str | None:
-        try:
-            async with self._conn.execute(
-                "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
-                (key, time.time()),
-            ) as cur:
-                row = await cur.fetchone()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value read failed: {exc}") from exc
-        return None if row is None else str(row[0])
+        rows, _ = await self._run(
+            "read", f"SELECT value FROM kv WHERE key = ? AND {_LIVE}", (key, time.time()), write=False
+        )
+        return str(rows[0][0]) if rows else None
 
     async def delete(self, key: str) -> bool:
-        try:
-            cur = await self._conn.execute(
-                "DELETE FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)", (key, time.time())
-            )
-            await self._conn.execute("DELETE FROM kv WHERE key = ?", (key,))
-            await self._conn.commit()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value delete failed: {exc}") from exc
-        return cur.rowcount == 1
+        # One statement removes the row, expired or not; only a live one counts as deleted.
+        now = time.time()
+        rows, _ = await self._run("delete", "DELETE FROM kv WHERE key = ? RETURNING expires_at", (key,))
+        return any(expires is None or expires > now for (expires,) in rows)
 
     async def incr(self, key: str, ttl: float) -> int:
         now = time.time()
-        try:
-            cur = await self._conn.execute(
-                "INSERT INTO kv (key, value, expires_at) VALUES (?, '1', ?) "
-                "ON CONFLICT(key) DO UPDATE SET "
-                "value = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? THEN '1' "
-                "ELSE CAST(CAST(kv.value AS INTEGER) + 1 AS TEXT) END, "
-                "expires_at = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? "
-                "THEN excluded.expires_at ELSE kv.expires_at END "
-                "RETURNING value",
-                (key, now + ttl, now, now),
-            )
-            row = await cur.fetchone()
-            await self._conn.commit()
-            await self._wrote()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
-        return int(row[0]) if row else 1
+        rows, _ = await self._run(
+            "write",
+            "INSERT INTO kv (key, value, expires_at) VALUES (?, '1', ?) "
+            "ON CONFLICT(key) DO UPDATE SET "
+            "value = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? THEN '1' "
+            "ELSE CAST(CAST(kv.value AS INTEGER) + 1 AS TEXT) END, "
+            "expires_at = CASE WHEN kv.expires_at IS NOT NULL AND kv.expires_at <= ? "
+            "THEN excluded.expires_at ELSE kv.expires_at END "
+            "RETURNING value",
+            (key, now + ttl, now, now),
+        )
+        return int(rows[0][0]) if rows else 1
 
     async def renew(self, key: str, value: str, ttl: float) -> bool:
         now = time.time()
-        return await self._update(
-            "UPDATE kv SET expires_at = ? WHERE key = ? AND value = ? AND (expires_at IS NULL OR expires_at > ?)",
+        _, count = await self._run(
+            "write",
+            f"UPDATE kv SET expires_at = ? WHERE key = ? AND value = ? AND {_LIVE}",
             (now + ttl, key, value, now),
         )
+        return count == 1
 
     async def delete_if(self, key: str, value: str) -> bool:
-        now = time.time()
-        return await self._update(
-            "DELETE FROM kv WHERE key = ? AND value = ? AND (expires_at IS NULL OR expires_at > ?)",
-            (key, value, now),
+        _, count = await self._run(
+            "write", f"DELETE FROM kv WHERE key = ? AND value = ? AND {_LIVE}", (key, value, time.time())
         )
-
-    async def _update(self, sql: str, args: tuple[object, ...]) -> bool:
-        try:
-            cur = await self._conn.execute(sql, args)
-            await self._conn.commit()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value write failed: {exc}") from exc
-        return cur.rowcount == 1
+        return count == 1
 
     async def scan_prefix(self, prefix: str) -> dict[str, str]:
         # Range scan on the primary key; no LIKE, so '%' and '_' in keys are literal.
         upper = prefix + "\U0010ffff"
-        try:
-            async with self._conn.execute(
-                "SELECT key, value FROM kv WHERE key >= ? AND key < ? AND (expires_at IS NULL OR expires_at > ?)",
-                (prefix, upper, time.time()),
-            ) as cur:
-                rows = await cur.fetchall()
-        except sqlite3.Error as exc:
-            raise KVUnavailableError(f"key-value scan failed: {exc}") from exc
+        rows, _ = await self._run(
+            "scan",
+            f"SELECT key, value FROM kv WHERE key >= ? AND key < ? AND {_LIVE}",
+            (prefix, upper, time.time()),
+            write=False,
+        )
         return {str(k): str(v) for k, v in rows}
 
     async def ping(self) -> bool:
         try:
-            await self._conn.execute("SELECT 1")
-        except (sqlite3.Error, KVUnavailableError):
+            await self._run("ping", "SELECT 1", (), write=False)
+        except KVUnavailableError:
             return False
         return True
 
     async def close(self) -> None:
-        db, self._db = self._db, None
+        async with self._lock:
+            db, self._db = self._db, None
         if db is not None:
             await db.close()

@@ -108,31 +108,33 @@ class LiveIngestor:
         """
         counts = LiveCounts()
         to_write: list[tuple[Result, str, str, str]] = []  # result, tool, scope, added|updated
-        claimed: list[str] = []
-        for call, scope, _ in items:
-            for result in call.results[: self._settings.top_n]:
-                key = f"live:{scope}:{result.identity}"
-                value = json.dumps({"version": version(result)})
-                ttl = self.ttl(result.kind)
-                if await self._kv.set_if_absent(key, value, ttl):
-                    to_write.append((result, call.tool, scope, "added"))
-                    claimed.append(key)
-                    continue
-                existing = await self._kv.get(key)
-                if (
-                    not rewrite
-                    and existing is not None
-                    and json.loads(existing).get("version") == version(result)
-                ):
-                    counts.skipped += 1
-                    continue
-                await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
-                to_write.append((result, call.tool, scope, "updated"))
+        # Keys this call set, each with the value it wrote: a key must never claim a version whose
+        # point was not written, or that result is skipped (never indexed, never recalled) until it expires.
+        taken: list[tuple[str, str]] = []
         try:
+            for call, scope, _ in items:
+                for result in call.results[: self._settings.top_n]:
+                    key = f"live:{scope}:{result.identity}"
+                    value = json.dumps({"version": version(result)})
+                    ttl = self.ttl(result.kind)
+                    if await self._kv.set_if_absent(key, value, ttl):
+                        taken.append((key, value))
+                        to_write.append((result, call.tool, scope, "added"))
+                        continue
+                    existing = await self._kv.get(key)
+                    if (
+                        not rewrite
+                        and existing is not None
+                        and json.loads(existing).get("version") == version(result)
+                    ):
+                        counts.skipped += 1
+                        continue
+                    taken.append((key, value))
+                    await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
+                    to_write.append((result, call.tool, scope, "updated"))
             await self._write([(r, tool, scope) for r, tool, scope, _ in to_write])
-        except Exception:
-            for key in claimed:  # let the next caller write them
-                await self._kv.delete(key)
+        except BaseException:  # a KV or index error, or a cancelled request: let the next caller write them
+            await self._release(taken)
             raise
         counts.added = sum(1 for *_, how in to_write if how == "added")
         counts.updated = sum(1 for *_, how in to_write if how == "updated")
@@ -151,6 +153,14 @@ class LiveIngestor:
             setattr(self.totals, field, getattr(self.totals, field) + getattr(counts, field))
         logger.info("ingested results of %d calls: %s", len(items), counts)
         return counts
+
+    async def _release(self, taken: Sequence[tuple[str, str]]) -> None:
+        """Drop the keys this call set (only while they still hold its value); never masks the first error."""
+        for key, value in taken:
+            try:
+                await self._kv.delete_if(key, value)
+            except Exception:
+                logger.warning("could not release live key %s; it expires with its TTL", key, exc_info=True)
 
     async def _write(self, results: Sequence[tuple[Result, str, str]]) -> None:
         if not results:
