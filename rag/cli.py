@@ -70,22 +70,37 @@ def cmd_seed(args: argparse.Namespace) -> int:
     if args.url:
         counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
     else:
-        full = args.prune or not args.paths
-        counts = asyncio.run(_seed_local(settings, paths, full))
+        counts = asyncio.run(_seed_local(settings, paths, args.prune))
     print(json.dumps(counts))
     return 0
 
 
 async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dict[str, int]:
+    """The seed corpus (a full run: removed documents are deleted), or a user's own paths.
+
+    A user's documents get source "files" and remember the path they came from; ``--prune`` deletes
+    only documents once seeded from these same paths that are gone. Seed-sync never touches them.
+    """
     from tqdm import tqdm
 
     from rag.embedding.factory import create_embedder, create_sparse_encoder
+    from rag.ingest.documents import SourceDocument
     from rag.ingest.pipeline import Ingestor
-    from rag.ingest.seeding import SEED_SOURCE, load_documents
+    from rag.ingest.seeding import load_corpus, load_files, seed_directory, seed_files
     from rag.kv.factory import create_kv
     from rag.store.factory import create_store
 
-    docs = load_documents(paths)
+    corpus = settings.index.seed_dir.resolve()
+    corpus_docs: list[SourceDocument] | None = None
+    loaded: list[tuple[str, list[SourceDocument]]] = []
+    if any(p.resolve() == corpus for p in paths):  # naming the corpus folder is seeding the corpus
+        if len(paths) > 1:
+            raise ConfigError(f"seed the corpus ({settings.index.seed_dir}) on its own, not with other paths")
+        corpus_docs = await asyncio.to_thread(load_corpus, corpus)
+        total = len(corpus_docs)
+    else:
+        loaded = await asyncio.to_thread(load_files, paths)
+        total = sum(len(docs) for _, docs in loaded)
     kv = create_kv(settings)
     await kv.open()
     embedder = await create_embedder(settings)
@@ -100,10 +115,11 @@ async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dic
             max_tokens=settings.index.chunk_tokens,
             overlap=settings.index.chunk_overlap,
         )
-        with tqdm(total=len(docs), unit="doc", desc="seeding", disable=None) as bar:
-            counts = await ingestor.ingest(
-                docs, prune_source=SEED_SOURCE if prune else None, progress=bar.update
-            )
+        with tqdm(total=total, unit="doc", desc="seeding", disable=None) as bar:
+            if corpus_docs is not None:
+                counts = await seed_directory(ingestor, corpus, bar.update, corpus_docs)
+            else:
+                counts = await seed_files(ingestor, loaded, prune=prune, progress=bar.update)
         return counts.as_dict()
     finally:
         await store.close()
@@ -209,7 +225,7 @@ async def _tools(settings: Settings, action: str, name: str | None, params: Any)
                 for t in session.tools.describe()
             ]
         assert name is not None
-        return (await session.tools.call(name, params)).to_json()
+        return (await session.tools.call(name, params, strict=True)).to_json()
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
@@ -294,7 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     seed.add_argument(
         "--prune",
         action="store_true",
-        help="delete seed documents that are not among PATHS (implied with no PATHS)",
+        help="delete documents seeded earlier from these same PATHS that are gone from them "
+        "(the seed corpus, with no PATHS, is always a full run)",
     )
     seed.add_argument(
         "--url", default=None, help="send to a running service instead (needs WAYFARER_ADMIN_TOKEN)"

@@ -73,6 +73,17 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def current_rss_mib() -> float:
+    """This process's resident set now (Linux ``/proc``), where ``peak_rss_mib`` gives its high-water mark."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mib()
+
+
 @contextlib.asynccontextmanager
 async def serve_in_process(env: dict[str, str]) -> AsyncIterator[tuple[str, Any]]:
     """The service on a loopback port in this process, with extra settings; yields (base URL, app)."""

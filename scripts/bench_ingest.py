@@ -65,7 +65,7 @@ async def run(data_dir: Path, docs: list[SourceDocument], questions: list[str]) 
 
         raw1 = raw()
         start = time.perf_counter()
-        first = await p.ingestor.ingest(docs, prune_source="seed")
+        first = await p.ingestor.ingest(docs, origin="seed", prune=True)
         e2e = time.perf_counter() - start
         raw2 = raw()
         raw_s = (raw1 + raw2) / 2
@@ -77,7 +77,7 @@ async def run(data_dir: Path, docs: list[SourceDocument], questions: list[str]) 
         out["e2e_vs_raw_ratio"] = raw_s / e2e
 
         start = time.perf_counter()
-        again = await p.ingestor.ingest(docs, prune_source="seed")
+        again = await p.ingestor.ingest(docs, origin="seed", prune=True)
         reseed = time.perf_counter() - start
         assert again.skipped == len(docs)
         out["first_seed_s"] = e2e

@@ -18,7 +18,6 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from rag.settings import SEED_DIR
 from rag.store.edge import EdgeStore, current_directory
 
 pytestmark = pytest.mark.timeout(300)
@@ -76,37 +75,81 @@ def test_seed_reports_bad_input_clearly(tmp_path: Path) -> None:
     assert bad_env.returncode == 2 and "WAYFARER_KV__URL" in bad_env.stderr
 
 
+def test_seed_sync_keeps_the_documents_seeded_from_a_users_folder(tmp_path: Path, small_seed: Path) -> None:
+    data, notes = tmp_path / "data", tmp_path / "notes"
+    notes.mkdir()
+    for i in range(3):
+        (notes / f"ferry-{i}.md").write_text(f"The Quoxalind ferry number {i} leaves Setubal at dawn.")
+    extra = {"WAYFARER_INDEX__SEED_DIR": str(small_seed)}
+    seeded = wayfarer("seed", str(notes), "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert seeded.returncode == 0, seeded.stderr
+    assert json.loads(seeded.stdout.strip().splitlines()[-1])["added"] == 3
+    # What `wayfarer serve` runs at start-up and every hour.
+    synced = wayfarer("reindex", "--job", "seed-sync", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert synced.returncode == 0, synced.stderr
+    [run] = json.loads(synced.stdout)["runs"]
+    assert run["counts"]["added"] == 4 and run["counts"]["deleted"] == 0
+    found = wayfarer("search", "Quoxalind ferry", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert found.returncode == 0, found.stderr
+    assert {f"ferry-{i}" for i in range(3)} <= set(found.stdout.split())
+
+
+def write_corpus(root: Path, n: int) -> None:
+    """``n`` one-chunk documents: several embedding groups (128 chunks each) that embed quickly."""
+    for i in range(n):
+        (root / f"note-{i:03}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"note-{i:03}.md").write_text(
+            f"---\ntitle: Note {i}\n---\nTravel note {i}: the ferry {i} crosses the bay at {i % 24}:15, "
+            f"and the tram {i} climbs to the castle past the market hall."
+        )
+
+
 def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+    corpus, data = tmp_path / "corpus", tmp_path / "data"
+    write_corpus(corpus, 400)  # four groups: the first documents are recorded long before the last
+    extra = {"WAYFARER_INDEX__SEED_DIR": str(corpus)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "seed", str(SEED_DIR), "--data-dir", str(data)],
+        [sys.executable, "-m", "rag.cli", "seed", "--data-dir", str(data)],
         cwd=tmp_path,
-        env=env(WAYFARER_LOG_LEVEL="INFO"),
+        env=env(**extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    # Interrupt as soon as the first document is recorded: mid-run, with most of the corpus still to do.
-    deadline = time.time() + 120
-    while time.time() < deadline and documents_recorded(data / "kv.sqlite3") == 0:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    kv_path = data / "kv.sqlite3"
+    deadline = time.monotonic() + 240
+    while documents_recorded(kv_path) == 0:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.02)
+    # The test sets the pace: holding the KV file's write lock, no further document can be recorded,
+    # so the interrupt lands after the first document and before the last, however busy the machine.
+    gate = sqlite3.connect(kv_path, timeout=60, isolation_level=None)
+    gate.execute("BEGIN IMMEDIATE")
+    recorded = int(gate.execute("SELECT count(*) FROM kv WHERE key LIKE 'doc:%'").fetchone()[0])
+    try:
+        assert 0 < recorded < 399, recorded
+        proc.send_signal(signal.SIGINT)
+    finally:
+        gate.execute("ROLLBACK")  # a record write waiting on the lock may finish: its points are written
+        gate.close()
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    result = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path)
+    result = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path, **extra)
     counts = json.loads(result.stdout.strip().splitlines()[-1])
-    assert counts["skipped"] < 41 and counts["added"] + counts["updated"] + counts["skipped"] >= 40
-    again = json.loads(
-        wayfarer("seed", "--data-dir", str(data), cwd=tmp_path).stdout.strip().splitlines()[-1]
-    )
-    assert again["added"] == again["updated"] == 0
-    from rag.ingest.seeding import load_documents
-
-    # Every chunk of every document exactly once: the point count is the sum of the chunk counts.
-    total = asyncio.run(point_count(data))
-    assert total > 300
-    ids = {d.id for d in load_documents([SEED_DIR])}
-    assert again["skipped"] == len(ids)
+    assert recorded <= counts["skipped"] < 400 and counts["added"] + counts["skipped"] == 400
+    again = wayfarer("seed", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert json.loads(again.stdout.strip().splitlines()[-1]) == {
+        "added": 0,
+        "updated": 0,
+        "skipped": 400,
+        "deleted": 0,
+        "chunks": 0,
+    }
+    # Every chunk of every document exactly once: the point count is the sum of the recorded chunk counts.
+    with sqlite3.connect(kv_path) as db:
+        rows = db.execute("SELECT value FROM kv WHERE key LIKE 'doc:%'").fetchall()
+    assert len(rows) == 400
+    assert asyncio.run(point_count(data)) == sum(json.loads(v)["chunks"] for (v,) in rows)
 
 
 def documents_recorded(kv_path: Path) -> int:

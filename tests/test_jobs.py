@@ -121,7 +121,15 @@ async def test_two_schedulers_sharing_one_redis_run_a_job_once(make_settings, sm
             await runner.cleanup()
 
 
-async def test_rebuild_while_searching_never_fails_a_search(client, small_seed: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_rebuild_while_searching_never_fails_a_search(
+    aiohttp_client, make_settings, small_seed: Path
+) -> None:  # type: ignore[no-untyped-def]
+    settings = make_settings(
+        WAYFARER_ADMIN_TOKEN="s3cret",
+        WAYFARER_INDEX__SEED_DIR=str(small_seed),
+        WAYFARER_SCHEDULER__REBUILD_BATCH="4",  # a copy of many small steps: the write lands amid them
+    )
+    client = await aiohttp_client(create_app(settings))
     app = client.app
     store = app[keys.STORE]
     await client.post(
@@ -138,7 +146,8 @@ async def test_rebuild_while_searching_never_fails_a_search(client, small_seed: 
             searches.append((resp.status, len((await resp.json()).get("results", []))))
 
     async def write_during() -> None:  # written while the copy runs: must be in the new index too
-        await asyncio.sleep(0.2)
+        while store.shadow is None:  # noqa: ASYNC110 (the copy has begun)
+            await asyncio.sleep(0)
         resp = await client.post(
             "/v1/tools/hotel_search?user_id=zoe", json={"city": "Lisbon", "check_in": ahead(16), "nights": 2}
         )
@@ -166,17 +175,28 @@ async def test_rebuild_while_searching_never_fails_a_search(client, small_seed: 
     assert len((await recall.json())["results"]) == 5
 
 
-async def test_a_killed_job_rerun_leaves_a_correct_index(aiohttp_client, make_settings) -> None:  # type: ignore[no-untyped-def]
-    # The full seed corpus: several write groups, so the kill lands between documents.
-    settings = make_settings(WAYFARER_INDEX__SEED_ON_START="false")
+async def test_a_killed_job_rerun_leaves_a_correct_index(
+    aiohttp_client, make_settings, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    # 200 one-chunk documents: two write groups (128 chunks each) that embed quickly, so the kill
+    # lands between documents with many still to do, and the rebuilds below copy little.
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i in range(200):
+        (corpus / f"note-{i:03}.md").write_text(
+            f"Travel note {i}: the ferry {i} crosses the bay at {i % 24}:15."
+        )
+    settings = make_settings(WAYFARER_INDEX__SEED_ON_START="false", WAYFARER_INDEX__SEED_DIR=str(corpus))
     client = await aiohttp_client(create_app(settings))
     app = client.app
     jobs, kv, store = app[keys.JOBS], app[keys.KV], app[keys.STORE]
 
-    # seed-sync killed after its first document is recorded
+    # seed-sync killed after its first document is recorded: the poll runs between the seeder's own
+    # awaits on this loop, so it sees the first record within a document or two of it.
     task = asyncio.create_task(jobs.run("seed-sync"))
     while not await kv.scan_prefix("doc:"):  # noqa: ASYNC110 (polls the real KV store)
-        await asyncio.sleep(0.01)
+        assert not task.done()
+        await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -192,7 +212,8 @@ async def test_a_killed_job_rerun_leaves_a_correct_index(aiohttp_client, make_se
     total, serving = await store.count(), store.physical_name
     task = asyncio.create_task(jobs.run("rebuild"))
     while store.shadow is None:  # noqa: ASYNC110
-        await asyncio.sleep(0.005)
+        assert not task.done()
+        await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -1,12 +1,16 @@
 """The ingestion pipeline: documents to chunks to points, deduplicated by content hash.
 
-Per document the KV store keeps ``doc:<id>`` = {hash, chunks, source}. A document
+Per document the KV store keeps ``doc:<id>`` = {hash, chunks, source, origin}. A document
 whose hash is unchanged is skipped with no embedding work; a changed one is
 re-chunked and its points replaced (ids are uuid5 of document id and chunk
 position, so a re-run overwrites instead of duplicating, and the stale tail of a
 shorter new version is deleted). A document's points are written in one upsert
 and its record only after that, so an interrupted run leaves no half-written
 document recorded as done and the next run finishes it.
+
+``origin`` says where a document was seeded from (the seed corpus, or one folder or file a user
+seeded); a pruning run deletes only documents of its own origin that it no longer found, so syncing
+the seed corpus never touches a user's documents, nor seeding one folder another's.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.chunking import Chunk, chunk_markdown
@@ -27,6 +32,16 @@ from rag.store.base import Filter, Point, VectorStore
 logger = logging.getLogger(__name__)
 
 DOC_PREFIX = "doc:"
+# The origin of the seed corpus (settings.index.seed_dir).
+SEED_ORIGIN = "seed"
+
+
+def record_origin(record: dict[str, Any]) -> str | None:
+    """Where a recorded document came from; None for documents sent through the API."""
+    if "origin" in record:
+        return None if record["origin"] is None else str(record["origin"])
+    # Records written before origins were kept: only the seed corpus was pruned, by its source "seed".
+    return SEED_ORIGIN if record.get("source") == "seed" else None
 
 
 @dataclass
@@ -50,6 +65,7 @@ class _Prepared:
     chunks: list[Chunk]
     sparse: list[SparseVector]
     previous_chunks: int | None  # None: new document
+    origin: str | None
 
 
 class Ingestor:
@@ -78,10 +94,13 @@ class Ingestor:
         self,
         documents: Iterable[SourceDocument],
         *,
-        prune_source: str | None = None,
+        origin: str | None = None,
+        prune: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> IngestCounts:
-        """Ingest ``documents``; with ``prune_source``, delete that source's documents not among them."""
+        """Ingest ``documents`` from ``origin``; with ``prune``, delete that origin's documents not among them."""
+        if prune and origin is None:
+            raise ValueError("pruning needs an origin: documents sent through the API are never pruned")
         counts = IngestCounts()
         seen: set[str] = set()
         group: list[_Prepared] = []
@@ -91,7 +110,7 @@ class Ingestor:
                 logger.warning("document id %s appears twice; the later one wins", doc.id)
             seen.add(doc.id)
             counts.document_ids.append(doc.id)
-            prepared = await self._prepare(doc)
+            prepared = await self._prepare(doc, origin)
             if prepared is None:
                 counts.skipped += 1
                 if progress:
@@ -104,18 +123,20 @@ class Ingestor:
                 group, pending = [], 0
         if group:
             await self._write_group(group, counts, progress)
-        if prune_source is not None:
-            counts.deleted = await self._prune(prune_source, seen)
+        if prune:
+            counts.deleted = await self._prune(origin, seen)
         logger.info("ingested: %s", counts.as_dict())
         return counts
 
-    async def _prepare(self, doc: SourceDocument) -> _Prepared | None:
+    async def _prepare(self, doc: SourceDocument, origin: str | None) -> _Prepared | None:
         record = await self._kv.get(DOC_PREFIX + doc.id)
         previous = json.loads(record) if record else None
         if previous and previous.get("hash") == doc.content_hash:
+            if record_origin(previous) != origin:  # the same document, now seeded from here: no re-embedding
+                await self._kv.set(DOC_PREFIX + doc.id, json.dumps({**previous, "origin": origin}))
             return None
         chunks, sparse = await asyncio.to_thread(self._chunk, doc)
-        return _Prepared(doc, chunks, sparse, previous.get("chunks") if previous else None)
+        return _Prepared(doc, chunks, sparse, previous.get("chunks") if previous else None, origin)
 
     def _chunk(self, doc: SourceDocument) -> tuple[list[Chunk], list[SparseVector]]:
         chunks = chunk_markdown(
@@ -163,7 +184,13 @@ class Ingestor:
             await self._store.upsert(points)
             # A shorter new version leaves old chunks at positions >= n: remove them.
             await self._delete_tail(doc.id, n, p.previous_chunks)
-            record = {"hash": doc.content_hash, "chunks": n, "source": doc.source, "at": time.time()}
+            record = {
+                "hash": doc.content_hash,
+                "chunks": n,
+                "source": doc.source,
+                "origin": p.origin,
+                "at": time.time(),
+            }
             await self._kv.set(DOC_PREFIX + doc.id, json.dumps(record))
 
     async def _delete_tail(self, doc_id: str, n: int, previous: int | None) -> None:
@@ -177,7 +204,7 @@ class Ingestor:
         await self._kv.delete(DOC_PREFIX + doc_id)
         return record is not None
 
-    async def _prune(self, source: str, keep: set[str]) -> int:
+    async def _prune(self, origin: str | None, keep: set[str]) -> int:
         records = await self._kv.scan_prefix(DOC_PREFIX)
         deleted = 0
         for key, raw in records.items():
@@ -185,10 +212,10 @@ class Ingestor:
             if doc_id in keep:
                 continue
             try:
-                record_source = json.loads(raw).get("source")
-            except (json.JSONDecodeError, AttributeError):
-                record_source = None
-            if record_source == source:
+                record = json.loads(raw)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record_origin(record) == origin:
                 await self.delete_document(doc_id)
                 deleted += 1
         return deleted

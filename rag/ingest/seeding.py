@@ -1,4 +1,10 @@
-"""Seeding from files: the corpus in seed_data/ or any files and folders."""
+"""Seeding from files: the corpus in seed_data/ or any files and folders a user points at.
+
+The two are kept apart. The seed corpus (``settings.index.seed_dir``) has source "seed" and origin
+"seed", and its sync deletes corpus documents that are gone from the folder. Documents from a user's
+own paths have source "files" and, as origin, the path they were seeded from: nothing but a pruning
+seed of that same path ever deletes them.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,10 @@ from pathlib import Path
 
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import discover, load_file
-from rag.ingest.pipeline import IngestCounts, Ingestor
+from rag.ingest.pipeline import SEED_ORIGIN, IngestCounts, Ingestor
 
 SEED_SOURCE = "seed"
+FILES_SOURCE = "files"
 
 
 def load_documents(paths: list[Path], source: str = SEED_SOURCE) -> list[SourceDocument]:
@@ -20,11 +27,52 @@ def load_documents(paths: list[Path], source: str = SEED_SOURCE) -> list[SourceD
     return docs
 
 
+def files_origin(path: Path) -> str:
+    """The origin of documents seeded from ``path``: its absolute form, so each place prunes only its own."""
+    return "files:" + str(path.resolve())
+
+
+def load_corpus(seed_dir: Path) -> list[SourceDocument]:
+    """The seed corpus's documents (none when the folder is missing)."""
+    return load_documents([seed_dir]) if seed_dir.is_dir() else []
+
+
 async def seed_directory(
     ingestor: Ingestor,
     seed_dir: Path,
     progress: Callable[[int], None] | None = None,
+    docs: list[SourceDocument] | None = None,
 ) -> IngestCounts:
-    """A full run over the seed corpus: documents removed from it are removed from the index."""
-    docs = await asyncio.to_thread(lambda: load_documents([seed_dir]) if seed_dir.is_dir() else [])
-    return await ingestor.ingest(docs, prune_source=SEED_SOURCE, progress=progress)
+    """A full run over the seed corpus: documents removed from it are removed from the index.
+
+    ``docs`` are the corpus's documents when the caller has read them already (``load_corpus``).
+    """
+    if docs is None:
+        docs = await asyncio.to_thread(load_corpus, seed_dir)
+    return await ingestor.ingest(docs, origin=SEED_ORIGIN, prune=True, progress=progress)
+
+
+def load_files(paths: list[Path]) -> list[tuple[str, list[SourceDocument]]]:
+    """A user's files and folders (source "files"), read in full before anything is written, per origin."""
+    return [(files_origin(path), load_documents([path], FILES_SOURCE)) for path in paths]
+
+
+async def seed_files(
+    ingestor: Ingestor,
+    loaded: list[tuple[str, list[SourceDocument]]],
+    *,
+    prune: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> IngestCounts:
+    """Ingest what ``load_files`` read, one origin at a time.
+
+    With ``prune``, documents seeded earlier from these same paths that are no longer there are deleted;
+    documents from other paths, the seed corpus and the API are never touched.
+    """
+    total = IngestCounts()
+    for origin, docs in loaded:
+        counts = await ingestor.ingest(docs, origin=origin, prune=prune, progress=progress)
+        for name in ("added", "updated", "skipped", "deleted", "chunks"):
+            setattr(total, name, getattr(total, name) + getattr(counts, name))
+        total.document_ids.extend(counts.document_ids)
+    return total
