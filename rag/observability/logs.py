@@ -32,7 +32,9 @@ class TextFormatter(logging.Formatter):
         line = super().format(record)
         fields = {k: v for k, v in vars(record).items() if k not in _STANDARD}
         if fields:
-            line += " " + " ".join(f"{k}={json.dumps(v, default=str, ensure_ascii=False)}" for k, v in fields.items())
+            line += " " + " ".join(
+                f"{k}={json.dumps(v, default=str, ensure_ascii=False)}" for k, v in fields.items()
+            )
         return line
 
 

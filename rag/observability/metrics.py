@@ -12,19 +12,35 @@ class Metrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(
-            "wayfarer_http_requests", "HTTP requests by route and status", ["method", "route", "status"], registry=r
+            "wayfarer_http_requests",
+            "HTTP requests by route and status",
+            ["method", "route", "status"],
+            registry=r,
         )
         self.request_seconds = Histogram(
-            "wayfarer_http_request_seconds", "HTTP request latency", ["route"], buckets=LATENCY_BUCKETS, registry=r
+            "wayfarer_http_request_seconds",
+            "HTTP request latency",
+            ["route"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
         self.chat_messages = Counter(
-            "wayfarer_chat_messages", "Chat messages by outcome (ok or an error code)", ["outcome"], registry=r
+            "wayfarer_chat_messages",
+            "Chat messages by outcome (ok or an error code)",
+            ["outcome"],
+            registry=r,
         )
         self.chat_first_chunk_seconds = Histogram(
-            "wayfarer_chat_first_chunk_seconds", "Time to the first streamed chunk", buckets=LATENCY_BUCKETS, registry=r
+            "wayfarer_chat_first_chunk_seconds",
+            "Time to the first streamed chunk",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
         self.chat_complete_seconds = Histogram(
-            "wayfarer_chat_complete_seconds", "Time to the complete answer", buckets=LATENCY_BUCKETS, registry=r
+            "wayfarer_chat_complete_seconds",
+            "Time to the complete answer",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
         self.tool_calls = Counter(
             "wayfarer_tool_calls",
@@ -33,7 +49,11 @@ class Metrics:
             registry=r,
         )
         self.tool_seconds = Histogram(
-            "wayfarer_tool_call_seconds", "Provider call latency", ["tool"], buckets=LATENCY_BUCKETS, registry=r
+            "wayfarer_tool_call_seconds",
+            "Provider call latency",
+            ["tool"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
         self.cache_hits = Counter(
             "wayfarer_cache_hits", "Tool calls answered from fresh ingested results", ["tool"], registry=r

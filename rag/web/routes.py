@@ -170,9 +170,7 @@ async def add_documents(request: web.Request) -> web.Response:
         or sum(len(d.text) for d in docs) > request.app[keys.SETTINGS].limits.document_job_chars
     ):
         status = await request.app[keys.DOCUMENT_JOBS].start(docs)
-        return web.json_response(
-            status, status=202, headers={"Location": f"/v1/uploads/{status['id']}"}
-        )
+        return web.json_response(status, status=202, headers={"Location": f"/v1/uploads/{status['id']}"})
     counts = await request.app[keys.INGESTOR].ingest(docs)
     return web.json_response(counts.as_dict())
 
