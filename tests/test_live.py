@@ -23,7 +23,7 @@ from rag.live.ingest import LiveIngestor, request_key
 from rag.live.sanitize import clean_text
 from rag.live.service import ToolService, recall_request
 from rag.settings import LiveSettings, Settings
-from rag.store.base import Filter
+from rag.store.base import Filter, Point
 from rag.store.edge import EdgeStore
 
 
@@ -158,6 +158,20 @@ async def test_repeated_request_is_answered_from_the_index(live) -> None:  # typ
     assert again.to_json()["fetched_at"] and again.to_json()["from_index"] is True
     other_user = await service.call("hotel_search", HOTEL, "carol")
     assert not other_user.from_index  # another user's results are not theirs
+
+
+async def test_a_stored_result_that_no_longer_validates_is_a_cache_miss(live, embedder) -> None:  # type: ignore[no-untyped-def]
+    """Results stored under older, looser rules are fetched again, not a 500 for every repeat."""
+    service, store, _ = live
+    await service.call("hotel_search", HOTEL, "gus")
+    await service.tasks.drain()
+    hits, _ = await store.scroll(live_filter("gus"), 1)
+    [hit] = await store.get([hits[0].id])
+    stale = {**hit.payload, "result": {**hit.payload["result"], "currency": "<script>"}}
+    [vector] = await embedder.embed_documents([hit.payload["text"]])
+    await store.upsert([Point(hit.id, vector, None, stale)])
+    again = await service.call("hotel_search", HOTEL, "gus")
+    assert not again.from_index and service.provider_calls == 2
 
 
 async def test_price_change_updates_in_place(live) -> None:  # type: ignore[no-untyped-def]

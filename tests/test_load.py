@@ -90,3 +90,14 @@ async def test_concurrent_chat_over_rest_and_websocket_never_fails_and_keeps_eac
         assert [t["role"] for t in history] == ["user", "assistant"] * len(sent), user
     metrics = await (await client.get("/metrics")).text()
     assert "kv_unavailable" not in metrics
+
+
+async def test_one_user_s_messages_at_once_all_stay_in_the_history(loaded_client) -> None:  # type: ignore[no-untyped-def]
+    """Two tabs (or two replicas) answering one user at the same time: no turn may overwrite another."""
+    client = loaded_client
+    sent = [f"How do I get around Lisbon? (tab {i})" for i in range(8)]  # 16 turns: the endpoint shows 20
+    failures = await asyncio.gather(*(rest_user(client, "two-tabs", [text]) for text in sent))
+    assert [f for r in failures for f in r] == []
+    history = (await (await client.get("/v1/sessions/two-tabs")).json())["history"]
+    assert sorted(t["text"] for t in history if t["role"] == "user") == sorted(sent)
+    assert sum(t["role"] == "assistant" for t in history) == len(sent)

@@ -2,32 +2,63 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import uuid
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from rag.chat.trip import TripState
+from rag.errors import KVUnavailableError
 from rag.kv.base import KVStore
 
 HISTORY_LIMIT = 50
+# A history's writer holds its lock this long at most; others wait up to LOCK_WAIT for it.
+LOCK_TTL = 10.0
+LOCK_WAIT = 15.0
 
 
 class SessionStore:
     def __init__(self, kv: KVStore, ttl: float | None = 30 * 86400) -> None:
         self._kv = kv
         self._ttl = ttl
+        # One writer per user in this process; the KV lock orders writers across replicas.
+        self._local: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def history(self, user_id: str) -> list[dict[str, Any]]:
         raw = await self._kv.get(f"session:{user_id}:history")
         return list(json.loads(raw)) if raw else []
 
     async def append(self, user_id: str, role: str, text: str, **extra: Any) -> None:
-        turns = await self.history(user_id)
-        turns.append({"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra})
-        # Keep the first turn (it usually sets the trip up) and the latest ones.
-        if len(turns) > HISTORY_LIMIT:
-            turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
-        await self._kv.set(f"session:{user_id}:history", json.dumps(turns), self._ttl)
+        """Add a turn; two messages of one user at once (two tabs, two replicas) both keep theirs."""
+        async with self._writer(user_id):
+            turns = await self.history(user_id)
+            turns.append({"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra})
+            # Keep the first turn (it usually sets the trip up) and the latest ones.
+            if len(turns) > HISTORY_LIMIT:
+                turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
+            await self._kv.set(f"session:{user_id}:history", json.dumps(turns), self._ttl)
+
+    @asynccontextmanager
+    async def _writer(self, user_id: str) -> AsyncIterator[None]:
+        """The right to rewrite ``user_id``'s history: a local lock, then a KV lock every replica honours."""
+        local = self._local.setdefault(user_id, asyncio.Lock())
+        async with local:
+            key, token = f"session:{user_id}:lock", uuid.uuid4().hex
+            loop = asyncio.get_running_loop()
+            give_up, pause = loop.time() + LOCK_WAIT, 0.005
+            while not await self._kv.set_if_absent(key, token, LOCK_TTL):
+                if loop.time() > give_up:
+                    raise KVUnavailableError("this conversation is being written elsewhere; try again")
+                await asyncio.sleep(pause)  # another replica writes this history: a few ms
+                pause = min(pause * 2, 0.1)
+            try:
+                yield
+            finally:
+                await self._kv.delete_if(key, token)
 
     async def trip(self, user_id: str) -> TripState:
         raw = await self._kv.get(f"session:{user_id}:trip")

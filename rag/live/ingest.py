@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pydantic
+
 from connectors.locations import LocationCatalogue
 from connectors.models import (
     Activity,
@@ -255,7 +257,16 @@ class LiveIngestor:
         now = time.time() if now is None else now
         if not ids or any(i not in hits or float(hits[i].payload.get("valid_until", 0)) <= now for i in ids):
             return None
-        return [KIND_MODELS[hits[i].payload["kind"]].model_validate(hits[i].payload["result"]) for i in ids]
+        try:
+            return [
+                KIND_MODELS[hits[i].payload["kind"]].model_validate(hits[i].payload["result"]) for i in ids
+            ]
+        except (KeyError, pydantic.ValidationError) as exc:
+            # Stored under older or looser rules than today's models: ask the provider again.
+            logger.warning(
+                "cached results for %s no longer validate (%s); calling the provider", req_key, exc
+            )
+            return None
 
     async def recall(
         self, scope: str, kinds: Sequence[str] | None = None, limit: int = 5, cheapest: bool = False
