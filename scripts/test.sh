@@ -25,5 +25,6 @@ if [[ -z "${WAYFARER_TEST_REDIS_URL:-}" ]]; then
 fi
 
 python3 -m ruff check rag connectors tests scripts
+python3 -m ruff format --check rag connectors tests scripts
 python3 -m mypy
 python3 -m pytest "$@"
