@@ -29,6 +29,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def interruptible() -> None:
+    """In the child: Ctrl-C interrupts, even when this run was started in the background.
+
+    A shell starts background jobs with SIGINT ignored, and children inherit that; the tests that
+    interrupt a process would then watch it run to the end.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def env(**extra: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("WAYFARER_")}
     return {**base, "WAYFARER_LOG_LEVEL": "WARNING", **extra}
@@ -110,6 +119,7 @@ def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
     extra = {"WAYFARER_INDEX__SEED_DIR": str(corpus)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "seed", "--data-dir", str(data)],
+        preexec_fn=interruptible,
         cwd=tmp_path,
         env=env(**extra),
         stdout=subprocess.PIPE,
@@ -169,6 +179,7 @@ def server(tmp_path: Path, small_seed: Path) -> Iterator[tuple[str, Path]]:
     data = tmp_path / "data"
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)],
+        preexec_fn=interruptible,
         cwd=tmp_path,
         env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed), WAYFARER_ADMIN_TOKEN="tok"),
         stdout=subprocess.DEVNULL,
@@ -236,6 +247,7 @@ def test_data_survives_a_restart(tmp_path: Path, small_seed: Path) -> None:
     for _ in range(2):
         proc = subprocess.Popen(
             cmd,
+            preexec_fn=interruptible,
             cwd=tmp_path,
             env=env(WAYFARER_INDEX__SEED_DIR=str(small_seed)),
             stdout=subprocess.DEVNULL,
@@ -271,6 +283,7 @@ def test_sandbox_runs_on_its_own(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "sandbox", "--port", str(port)],
+        preexec_fn=interruptible,
         cwd=tmp_path,
         env=env(),
         stdout=subprocess.DEVNULL,
