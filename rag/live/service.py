@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from dataclasses import dataclass, replace
@@ -201,7 +200,7 @@ class ToolService:
 
     async def _provider_call(self, name: str, params: ToolParams) -> ToolCall:
         """The provider's answer, with its third-party text sanitized; shared by identical calls in flight."""
-        key = f"{name}:" + json.dumps(params.model_dump(mode="json"), sort_keys=True)
+        key = request_key("*", name, params)  # the same canonical form as stored requests, for any user
         task = self._in_flight.get(key)
         if task is None:
             task = asyncio.create_task(self._fetch(name, params), name=f"tool-{name}")

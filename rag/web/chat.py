@@ -32,7 +32,7 @@ async def chat(request: web.Request) -> web.Response:
 
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
-    user_id = _path_user(request)
+    user_id = user_id_param(request.match_info["user_id"])
     require_user(request, user_id)
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
@@ -48,7 +48,7 @@ async def session(request: web.Request) -> web.Response:
 
 @routes.delete("/v1/sessions/{user_id}")
 async def forget(request: web.Request) -> web.Response:
-    user_id = _path_user(request)
+    user_id = user_id_param(request.match_info["user_id"])
     require_user(request, user_id)
     forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
     return web.json_response({"forgotten": forgotten})
@@ -58,7 +58,6 @@ async def forget(request: web.Request) -> web.Response:
 async def websocket(request: web.Request) -> web.StreamResponse:
     """Messages in, streamed answers out; errors are frames and the connection stays usable."""
     user_id = user_id_param(request.query.get("user_id", ""))
-    assert user_id is not None
     require_user(request, user_id, query_token=True)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
@@ -94,12 +93,6 @@ def _message_text(frame: Any) -> str:
     if not isinstance(frame.get("text"), str):
         raise ValidationError("text: a string is required")
     return str(frame["text"])
-
-
-def _path_user(request: web.Request) -> str:
-    user_id = user_id_param(request.match_info["user_id"])
-    assert user_id is not None
-    return user_id
 
 
 async def _answer(ws: web.WebSocketResponse, app: web.Application, user_id: str, text: str) -> None:

@@ -80,21 +80,6 @@ def check(value: Any, limits: JSONLimits) -> None:
                 stack.extend((child, depth + 1) for child in item)
 
 
-def depth(value: Any) -> int:
-    """How deep objects and arrays nest in ``value`` (a scalar is 0)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level + 1)
-            stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, level + 1)
-            stack.extend((child, level + 1) for child in item)
-    return deepest
-
-
 def _text(s: str) -> None:
     if _SURROGATE.search(s):
         raise JSONLimitError(

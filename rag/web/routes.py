@@ -106,7 +106,8 @@ async def list_tools(request: web.Request) -> web.Response:
 @routes.post("/v1/tools/{name}")
 async def call_tool(request: web.Request) -> web.Response:
     """Call one travel tool by hand: the body is its parameters."""
-    user_id = user_id_param(request.query.get("user_id") or None)
+    raw_user = request.query.get("user_id")
+    user_id = user_id_param(raw_user) if raw_user else None
     require_user(request, user_id)
     params = await read_json_object(request)
     outcome = await request.app[keys.TOOL_SERVICE].call(

@@ -155,10 +155,8 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
     return value
 
 
-def user_id_param(value: str | None, where: str = "user_id") -> str | None:
+def user_id_param(value: str, where: str = "user_id") -> str:
     """A user id from a query string or path, checked like the ones in bodies."""
-    if value is None:
-        return None
     try:
         return user_id_rule(value)
     except ValueError as exc:
