@@ -164,3 +164,52 @@ def test_config_names_only_known_tools(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match="no such tools"):
         load_config(path, known_tools=set(TOOLS))
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "missing"),
+    [
+        ("Can you find me a hotel in Nairobi.", "hotel_search", ["check_in"]),
+        ("what is the weather", "weather_forecast", ["city"]),
+        ("what's the weather like today", "weather_forecast", ["city"]),
+        ("find me a hotel for next weekend", "hotel_search", ["city"]),
+        ("kansas city to las vegas economy", "flight_search", ["departure_date"]),
+        ("houston to dallas before midnight", "flight_search", ["departure_date"]),
+        (
+            "what is the least expensive fare from boston to salt lake city",
+            "flight_search",
+            ["departure_date"],
+        ),
+        ("get fares from washington to montreal", "flight_search", ["departure_date"]),
+    ],
+)
+async def test_an_intent_is_never_dropped(
+    query_embedder: OnnxEmbedder, message: str, tool: str, missing: list[str]
+) -> None:
+    d = await (await make_router(query_embedder)).route(message)
+    assert d.tools == [] and d.missing == {tool: missing}, d.to_json()
+    assert d.clarify, d.to_json()
+
+
+async def test_unknown_and_ambiguous_places_are_asked_about_by_name(query_embedder: OnnxEmbedder) -> None:
+    router = await make_router(query_embedder)
+    unknown = await router.route("find me hotels in Zzyzx next week")
+    assert unknown.intended == {"hotel_search"} and not unknown.tools
+    assert "Zzyzx" in (unknown.clarify or "") and unknown.unknown_places == ["Zzyzx"]
+    shared = await router.route("I want to fly to Springfield on May 5 from Chicago")
+    assert shared.missing == {"flight_search": ["destination"]}
+    assert "Springfield" in (shared.clarify or "") and "SGF" in (shared.clarify or "")
+    # The forecast geocodes any place, known to the catalogue or not.
+    town = await router.route("what will the weather be in Lagunitas")
+    assert [(t.name, t.params["city"]) for t in town.tools] == [("weather_forecast", "Lagunitas")]
+
+
+async def test_show_me_is_not_an_activity(query_embedder: OnnxEmbedder) -> None:
+    d = await (await make_router(query_embedder)).route("show me flights from boston to denver tomorrow")
+    assert [t.name for t in d.tools] == ["flight_search"]
+    assert d.tools[0].params["origin"] == "BOS" and d.tools[0].params["destination"] == "DEN"
+
+
+async def test_a_route_by_train_is_not_a_flight(query_embedder: OnnxEmbedder) -> None:
+    d = await (await make_router(query_embedder)).route("Lisbon to Porto by train")
+    assert "flight_search" not in d.intended

@@ -25,6 +25,7 @@ SLOTS = frozenset(
         "start_date",
         "end_date",
         "route_destination",
+        "route_pair",
         "nights",
         "adults",
         "children",

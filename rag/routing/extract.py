@@ -10,32 +10,85 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from connectors.locations import LocationCatalogue
+from connectors.locations import LocationCatalogue, Place
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
 from rag.routing.places import PlaceMention, find_places
 
-_ORIGIN_MARK = re.compile(r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex)\s*$")
+# Words before a place that make it the origin or the destination, in our six languages.
+_ORIGIN_MARK = re.compile(
+    r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex|\bdesde|\bde|\bdepuis|\bvon|\baus|\bda|\bdo|\bdal)\s*$"
+)
 _DEST_MARK = re.compile(
-    r"(?:\bto|\binto|\btowards|\bfor|\bin|\bat|\bnear|\baround|\bvisit(?:ing)?|\bvia|->|→|\bof)\s*$"
+    r"(?:\bto|\binto|\btowards|\bfor|\bin|\bat|\bnear|\baround|\bvisit(?:ing)?|\bvia|->|→|\bof|"
+    r"\ba|\bà|\bau|\ben|\bhacia|\bpara|\bnach|\bem|\bno|\bna|\bper|\bvers|\bpour|\bdans)\s*$"
 )
-_PAIR_GLUE = re.compile(r"^\s*(?:-|–|->|→|to|/|>|2)\s*$")
+_PAIR_GLUE = re.compile(r"^\s*(?:-|–|->|→|to|/|>|2|a|à|nach|para|per|pra|hasta|bis)\s*$")
 
+# Words in English, Spanish, French, German, Portuguese and Italian; numbers are read by dates.number.
 _CABIN = [
-    (re.compile(r"\bpremium[\s-]?econ(?:omy)?\b"), "PREMIUM_ECONOMY"),
-    (re.compile(r"\bbusiness(?:\s+class)?\b|\bbiz class\b"), "BUSINESS"),
-    (re.compile(r"\bfirst[\s-]class\b"), "FIRST"),
-    (re.compile(r"\beconomy\b|\bcoach\b"), "ECONOMY"),
+    (re.compile(r"\bpremium[\s-]?econ(?:omy)?\b|\b(?:turista|econ[oó]mica) premium\b"), "PREMIUM_ECONOMY"),
+    (
+        re.compile(r"\bbusiness(?:\s+class)?\b|\bbiz class\b|\bclasse affaires\b|\b(?:classe )?executiva\b"),
+        "BUSINESS",
+    ),
+    (
+        re.compile(
+            r"\bfirst[\s-]class\b|\bprimera clase\b|\bpremi[eè]re classe\b|\berste[nr]? klasse\b"
+            r"|\bprimeira classe\b|\bprima classe\b"
+        ),
+        "FIRST",
+    ),
+    (
+        re.compile(
+            r"\beconomy\b|\bcoach\b|\bclase (?:turista|econ[oó]mica)\b|\bclasse [eé]conomique\b"
+            r"|\btouristenklasse\b|\bclasse (?:econ[oô]mica|economica|turistica)\b"
+        ),
+        "ECONOMY",
+    ),
 ]
-_NUM = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
-_ADULTS = re.compile(
-    rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us)\b"
+_NUM = (
+    r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|una|uno|un|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez"
+    r"|une|deux|trois|quatre|cinq|sept|huit|neuf|dix"
+    r"|eine[nm]?|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
+    r"|uma|um|dois|duas|três|quatro|sete|oito|nove|dez"
+    r"|due|tre|quattro|cinque|sei|sette|otto|dieci)"
 )
-_CHILDREN = re.compile(rf"\b{_NUM}\s*(?:kids?|children|child|teens?|toddlers?)\b")
-_INFANT = re.compile(rf"\b(?:{_NUM}\s+)?(?:infants?|bab(?:y|ies)|newborns?|lap child)\b")
-_COUPLE = re.compile(r"\b(?:couple|my (?:wife|husband|partner|girlfriend|boyfriend)|the two of us|for two)\b")
-_NIGHTS = re.compile(rf"\b{_NUM}\s*(?:nights?|nts?)\b")
-_DAYS_STAY = re.compile(rf"\bfor\s+(?:a\s+)?{_NUM}?\s*(weeks?|days?)\b")
-_FORECAST_DAYS = re.compile(rf"\b(?:next|coming|following)\s+{_NUM}\s+days\b")
+_ADULTS = re.compile(
+    rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us"
+    r"|adultos?|adultes?|erwachsene[n]?|adulti|personas|personnes?|personen|pessoas|persone"
+    r"|viajeros|pasajeros|voyageurs|passagers|reisende|passagiere|viajantes|passageiros|viaggiatori|passeggeri"
+    r"|hu[eé]spedes|g[äa]ste|h[oó]spedes|ospiti)\b"
+)
+_CHILDREN = re.compile(
+    rf"\b{_NUM}\s*(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
+    r"|crianças|criancas|filhos|bambini|figli|ragazzi)\b"
+)
+_INFANT = re.compile(
+    rf"\b(?:{_NUM}\s+)?(?:infants?|bab(?:y|ies)|newborns?|lap child|beb[eéê]s?|b[eé]b[eé]s?|babys|säuglinge?"
+    r"|kleinkind(?:er)?|neonat[oi]|nourrissons?)\b"
+)
+_COUPLE = re.compile(
+    r"\b(?:couple|my (?:wife|husband|partner|girlfriend|boyfriend)|the two of us|for two(?! (?:nights?|days?|weeks?))"
+    r"|en pareja|mi (?:mujer|esposa|marido|esposo|pareja|novia|novio)|nosotros dos"
+    r"|en couple|ma (?:femme|copine|compagne)|mon (?:mari|copain|compagnon|conjoint)|nous deux"
+    r"|zu zweit|meine[rm]? (?:frau|freundin|partnerin)|meine[mn]? (?:mann|freund|partner)"
+    r"|minha (?:mulher|esposa|namorada)|meu (?:marido|namorado|companheiro)|em casal|n[oó]s dois"
+    r"|mia (?:moglie|ragazza|fidanzata)|mio (?:marito|ragazzo|fidanzato)|in coppia|noi due)\b"
+)
+_NIGHTS = re.compile(
+    rf"\b{_NUM}\s*(?:nights?|nts?|noches?|nuits?|n[äa]chte|nacht|(?:ü|ue)bernachtungen|noites?|nott[ei])\b"
+)
+# Only days in the other languages: the caller reads a unit that starts with "week" as weeks.
+_DAYS_STAY = re.compile(
+    rf"\b(?:for|por|para|pour|für|per|durante|pendant)\s+(?:a\s+)?{_NUM}?\s*"
+    r"(weeks?|days?|d[ií]as|jours|tage[n]?|giorni)\b"
+)
+_FORECAST_DAYS = re.compile(
+    r"\b(?:(?<=next )|(?<=coming )|(?<=following )|(?<=próximos )|(?<=proximos )|(?<=siguientes )"
+    r"|(?<=nächsten )|(?<=kommenden )|(?<=prossimi )|(?=\S+ prochains jours))"
+    rf"{_NUM}\s+(?:prochains\s+)?(?:days|d[ií]as|jours|tage[n]?|giorni)\b"
+)
 _CURRENCY = {
     "$": "USD",
     "usd": "USD",
@@ -57,10 +110,23 @@ _CURRENCY = {
     "chf": "CHF",
     "aud": "AUD",
     "cad": "CAD",
+    "dólares": "USD",
+    "dolares": "USD",
+    "dollari": "USD",
+    "libras": "GBP",
+    "livres": "GBP",
+    "pfund": "GBP",
+    "sterline": "GBP",
 }
-_CUR = r"(\$|€|£|¥|usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|yen|jpy|chf|aud|cad)"
+_CUR = (
+    r"(\$|€|£|¥|usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|yen|jpy|chf|aud|cad"
+    r"|d[óo]lares|dollari|libras|livres|pfund|sterline)"
+)
 _BUDGET = re.compile(
-    rf"(?:\b(under|below|less than|max(?:imum)?|up to|at most|budget(?: of| is)?|cheaper than|no more than|within)\s*"
+    rf"(?:\b(under|below|less than|max(?:imum)?|up to|at most|budget(?: of| is)?|cheaper than|no more than|within"
+    r"|menos de|por debajo de|como m[aá]ximo|m[aá]ximo|presupuesto(?: de)?|moins de|au maximum|budget de"
+    r"|unter|h[öo]chstens|maximal|weniger als|no m[aá]ximo|or[çc]amento(?: de)?|meno di|al massimo|massimo"
+    r"|budget di)\s*"
     rf"{_CUR}?\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?\s*{_CUR}?)|(?:{_CUR}\s*(\d[\d,]*)\b)|(?:\b(\d[\d,]*)\s*{_CUR})",
     re.IGNORECASE,
 )
@@ -70,6 +136,10 @@ _BUDGET = re.compile(
 class Slots:
     text: str = ""
     places: list[PlaceMention] = field(default_factory=list)
+    countries: list[str] = field(default_factory=list)  # ISO alpha-2 codes of countries named
+    unknown_places: list[str] = field(default_factory=list)  # place-like names the catalogue lacks
+    ambiguous_places: dict[str, list[Place]] = field(default_factory=dict)  # "Springfield": which?
+    route_pair: bool = False  # an origin and a destination written as a route ("Boston to Denver")
     origin: PlaceMention | None = None
     destination: PlaceMention | None = None
     dates: list[DateMention] = field(default_factory=list)
@@ -104,12 +174,25 @@ class Slots:
         return self.places[-1] if self.places else None
 
 
-def extract(text: str, catalogue: LocationCatalogue, today: dt.date, order: DateOrder = "MDY") -> Slots:
+def extract(
+    text: str,
+    catalogue: LocationCatalogue,
+    today: dt.date,
+    order: DateOrder = "MDY",
+    country: str | None = None,
+) -> Slots:
+    """``country``: the conversation's country (the trip's), which settles shared names ("Paris")."""
     slots = Slots(text=text)
     lowered = text.lower()
     slots.dates = find_dates(text, today, order)
     date_spans = [(d.start, d.end) for d in slots.dates]
-    slots.places = find_places(text, catalogue, date_spans)
+    mentions = find_places(text, catalogue, date_spans, country)
+    slots.places, slots.countries, slots.unknown_places = (
+        mentions.places,
+        mentions.countries,
+        mentions.unknown,
+    )
+    slots.ambiguous_places = mentions.ambiguous
     _assign_roles(text, slots)
     _travellers(lowered, slots)
     nights = _NIGHTS.search(lowered)
@@ -157,6 +240,7 @@ def _assign_roles(text: str, slots: Slots) -> None:
         a, b = slots.places[i], slots.places[i + 1]
         glue = lowered[a.end : b.start]
         if (_PAIR_GLUE.match(glue) or not glue.strip()) and roles[i] != "destination":
+            slots.route_pair = True
             roles[i] = roles[i] or "origin"
             roles[i + 1] = (
                 "destination" if roles[i + 1] is None or roles[i + 1] == "destination" else roles[i + 1]

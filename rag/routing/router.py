@@ -10,7 +10,8 @@ Layers, in order of authority:
 4. An LLM classifier, when configured, decides the tools instead of layer 3 (rag.routing.llm); on a
    timeout or a bad reply the layers above decide.
 Parameters come from the deterministic extractor; a tool whose required parameters are missing is
-reported in ``missing`` with a clarifying question, never called with guesses.
+reported in ``missing`` with a clarifying question, never called with guesses. A place the catalogue
+does not know ("Zzyzx") or one several comparable places share ("Springfield") is asked about by name.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from connectors.locations import LocationCatalogue
+from rag.i18n import detect_language, join_list, message, tool_label
 from rag.routing.config import RoutingConfig, ToolRoute, _compile
 from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
+from rag.routing.places import PlaceMention
 from rag.routing.semantic import NONE, SemanticRouter
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
@@ -53,6 +56,8 @@ class RouteDecision:
     slots: Slots | None = None
     # Parameters found so far for the tools in ``missing`` (a conversation's trip state may complete them).
     partial: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unknown_places: list[str] = field(default_factory=list)  # place-like names nothing matched
+    lang: str = "en"  # the message's language, for the questions asked back
 
     @property
     def intended(self) -> set[str]:
@@ -70,6 +75,8 @@ class RouteDecision:
         }
         if self.clarify:
             out["clarify"] = self.clarify
+        if self.unknown_places:
+            out["unknown_places"] = self.unknown_places
         return out
 
 
@@ -85,6 +92,19 @@ class Analysis:
     tool_negative: set[str]
     retrieval: bool
     scores: dict[str, float]
+    # An explicit ask ("find me", "book", "busca", "je cherche") or a message of a few words: with a
+    # tool's keyword, that is the tool asked for, even when its examples score low.
+    request: bool = False
+
+
+# Asking for something, in our six languages; short messages ("weather?", "hotel in Nairobi") too.
+_REQUEST = re.compile(
+    r"\b(find|book|search|look(ing)? for|get me|show me|(need|want) (a|an|some|to book|to find)|reserve|"
+    r"busca|buscar|encuentra|reserva|reservar|quiero|necesito|cherche|trouve|réserve|je veux|"
+    r"such|finde|buche|brauche|möchte|procura|quero|preciso|cerca|trova|prenota|voglio|vorrei)\b",
+    re.IGNORECASE,
+)
+SHORT_REQUEST_WORDS = 6
 
 
 class IntentClassifier(Protocol):
@@ -116,11 +136,14 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
             and all(build_params(route, a.slots, {}).get(p) is not None for p in route.required)
         ):
             chosen[name] = (score, "keyword")  # a complete request: the keyword and everything it needs
+        elif keyword and a.request and score >= none - 0.1:
+            chosen[name] = (score, "keyword")  # "find me a hotel in Nairobi": asked for by name
     if not chosen:
         # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
         for name, route in config.tools.items():
             if (
                 route.slots_suffice
+                and not a.retrieval  # "how do I get from Narita to Shinjuku" is a question
                 and name not in a.tool_negative
                 and all(slot_value(a.slots, s) is not None for s in route.slots_suffice)
             ):
@@ -177,9 +200,12 @@ class Router:
             offset += len(examples)
         return cls(config, catalogue, embed, SemanticRouter(embedded), **kwargs)
 
-    async def analyse(self, message: str, vector: list[float] | None = None) -> Analysis:
+    async def analyse(
+        self, message: str, vector: list[float] | None = None, country: str | None = None
+    ) -> Analysis:
+        """``country``: the conversation's country, which settles place names several places share."""
         text = " ".join(message.split())
-        slots = extract(text, self.catalogue, self._today(), self._order)
+        slots = extract(text, self.catalogue, self._today(), self._order, country)
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
@@ -192,18 +218,25 @@ class Router:
             negative=any(p.search(text) for p in self._negative),
             tool_negative={n for n, ps in self._tool_negative.items() if any(p.search(text) for p in ps)},
             retrieval=any(p.search(text) for p in self._retrieval),
+            request=bool(_REQUEST.search(text)) or len(text.split()) <= SHORT_REQUEST_WORDS,
             scores=self.semantic.scores(vectors),
         )
 
-    async def route(self, message: str, vector: list[float] | None = None) -> RouteDecision:
+    async def route(
+        self, message: str, vector: list[float] | None = None, *, country: str | None = None
+    ) -> RouteDecision:
+        """``country``: the conversation's country (its trip's destination), for shared place names."""
         classify = (
             asyncio.create_task(self._classifier.classify(message)) if self._classifier is not None else None
         )
-        a = await self.analyse(message, vector)
+        a = await self.analyse(message, vector, country)
         if a.commands:
+            rest = " ".join(r for _, r in a.commands)
+            lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French
             if classify:
                 classify.cancel()
-            return self._route_commands(a)
+            return self._route_commands(a, lang)
+        lang = detect_language(a.text)
         chosen = decide(a, self.config, self.margin)
         llm_args: dict[str, dict[str, Any]] = {}
         if classify is not None:
@@ -216,12 +249,14 @@ class Router:
                     if name in self.config.tools and not a.negative and name not in a.tool_negative
                 }
                 llm_args = answer
-        decision = RouteDecision(use_rag=True, slots=a.slots)
+        decision = RouteDecision(
+            use_rag=True, slots=a.slots, unknown_places=a.slots.unknown_places, lang=lang
+        )
         for name, (confidence, via) in chosen.items():
             route = self.config.tools[name]
             params = build_params(route, a.slots, llm_args.get(name, {}))
             self._place(decision, name, route, params, confidence, via)
-        decision.clarify = self._clarify(decision.missing)
+        decision.clarify = self.clarify(decision.missing, a.slots, lang)
         return decision
 
     def _split_commands(self, text: str) -> list[tuple[str, str]]:
@@ -233,8 +268,10 @@ class Router:
             out.append((m.group(1).lower(), rest))
         return out
 
-    def _route_commands(self, a: Analysis) -> RouteDecision:
-        decision = RouteDecision(use_rag=False, slots=a.slots)
+    def _route_commands(self, a: Analysis, lang: str) -> RouteDecision:
+        decision = RouteDecision(
+            use_rag=False, slots=a.slots, unknown_places=a.slots.unknown_places, lang=lang
+        )
         unknown = []
         for command, rest in a.commands:
             name = self._commands.get(command)
@@ -246,10 +283,10 @@ class Router:
             params = build_params(route, slots, {})
             _positional(route, rest, slots, params)
             self._place(decision, name, route, params, 1.0, "command")
-        decision.clarify = self._clarify(decision.missing)
+        decision.clarify = self.clarify(decision.missing, a.slots, lang)
         if unknown:
             known = ", ".join(sorted(self._commands))
-            note = f"Unknown command {', '.join(unknown)}; commands are {known}."
+            note = message(lang, "unknown_command", commands=", ".join(unknown), known=known)
             decision.clarify = f"{note} {decision.clarify}" if decision.clarify else note
         return decision
 
@@ -263,22 +300,95 @@ class Router:
         via: str,
     ) -> None:
         missing = [p for p in route.required if params.get(p) in (None, "")]
+        slots = decision.slots
+        if slots is not None and slots.ambiguous_places:
+            # "Springfield": which one is the traveller's to say, not ours to guess.
+            for param, slot in route.params.items():
+                mention = place_mention(slots, slot)
+                if mention is not None and mention.text in slots.ambiguous_places:
+                    params.pop(param, None)
+                    if param in route.required and param not in missing:
+                        missing.append(param)
         if missing:
             decision.missing[name] = missing
             decision.partial[name] = params
         else:
             decision.tools.append(ToolChoice(name, params, confidence, via))
 
-    def _clarify(self, missing: Mapping[str, list[str]]) -> str | None:
+    def clarify(self, missing: Mapping[str, list[str]], slots: Slots | None, lang: str = "en") -> str | None:
+        """One question naming everything missing: unknown and ambiguous places by name first, then
+        each tool's missing parameters ("For flights, tell me where you are flying from ...")."""
         if not missing:
             return None
-        parts = []
+        parts: list[str] = []
+        named: set[str] = set()
         for name, params in missing.items():
-            asks = [self.config.tools[name].ask[p] for p in params]
-            what = name.replace("_search", "").replace("_", " ")
-            joined = asks[0] if len(asks) == 1 else ", ".join(asks[:-1]) + " and " + asks[-1]
-            parts.append(f"For {what}, tell me {joined}.")
-        return " ".join(parts)
+            route = self.config.tools[name]
+            asks = []
+            for p in params:
+                if route.params.get(p) in PLACE_SLOTS and slots is not None:
+                    mention = place_mention(slots, route.params[p])
+                    if mention is not None and mention.text in slots.ambiguous_places:
+                        if mention.text not in named:
+                            named.add(mention.text)
+                            options = [_option(o) for o in slots.ambiguous_places[mention.text]]
+                            parts.append(
+                                message(
+                                    lang,
+                                    "ambiguous_place",
+                                    name=mention.text,
+                                    options=join_list(lang, options),
+                                )
+                            )
+                        continue
+                    unknown = next((u for u in slots.unknown_places if u not in named), None)
+                    if unknown is not None and mention is None:
+                        named.add(unknown)
+                        parts.append(message(lang, "unknown_place", name=unknown))
+                        continue
+                    if mention is None and any(u in named for u in slots.unknown_places):
+                        continue  # the question about the unknown place covers it
+                asks.append(_ask(lang, name, p, route))
+            if asks:
+                parts.append(
+                    message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, asks))
+                )
+        return " ".join(parts) or None
+
+
+PLACE_SLOTS = frozenset(
+    {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
+)
+
+
+def _ask(lang: str, tool: str, param: str, route: ToolRoute) -> str:
+    try:
+        return message(lang, f"ask.{tool}.{param}")
+    except KeyError:
+        return route.ask[param]
+
+
+def _option(place: Any) -> str:
+    from connectors import gazetteer
+
+    country = gazetteer.load().countries.get(place.country_code)
+    where = country.name if country else place.country_code
+    return f"{place.city_name} ({where}, {place.code})"
+
+
+def place_mention(slots: Slots, slot: str) -> PlaceMention | None:
+    """The place mention a place slot takes its value from, if any."""
+    if slot == "origin":
+        return slots.origin
+    if slot == "destination":
+        return slots.destination
+    if slot == "route_destination":
+        return slots.destination if slots.origin else None
+    if slot == "origin_or_place":
+        return slots.origin or (slots.places[0] if len(slots.places) == 1 else None)
+    if slot in ("place", "place_name", "place_text"):
+        return slots.place
+    return None
 
 
 def slot_value(slots: Slots, name: str) -> Any:
@@ -296,7 +406,10 @@ def slot_value(slots: Slots, name: str) -> Any:
     if name == "place":
         return slots.place.place.code if slots.place else None
     if name == "place_name":
-        return slots.place.place.city_name if slots.place else None
+        if slots.place:
+            return slots.place.place.city_name
+        # The forecast takes any place its provider can geocode, known to our catalogue or not.
+        return slots.unknown_places[0] if slots.unknown_places else None
     if name == "place_text":
         if slots.place:
             return slots.place.text
@@ -309,6 +422,8 @@ def slot_value(slots: Slots, name: str) -> Any:
         return slots.end_date.isoformat() if slots.end_date else None
     if name == "nonstop":
         return True if slots.nonstop else None
+    if name == "route_pair":
+        return True if slots.route_pair else None
     return getattr(slots, name)
 
 

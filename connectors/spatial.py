@@ -1,4 +1,4 @@
-"""A one-degree grid for nearest-point look-ups (airports for elevation, cities for time zones)."""
+"""A one-degree grid for nearest-point look-ups (airports near a town, cities for time zones). Pure."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
-from connectors.sandbox.geo import haversine_km
+from connectors.geo import haversine_km
 
 T = TypeVar("T")
 
@@ -39,3 +39,19 @@ class GridIndex(Generic[T]):
                         if km <= max_km and (best is None or km < best[1]):
                             best = (item, km)
         return best
+
+    def within(self, lat: float, lon: float, max_km: float) -> list[tuple[T, float]]:
+        """Every item within ``max_km``, nearest first."""
+        shrink = max(math.cos(math.radians(min(89.0, abs(lat) + max_km / 111 + 1))), 0.02)
+        reach_y = int(max_km / 111) + 1
+        reach_x = min(180, int(max_km / (111 * shrink)) + 1)
+        cy, cx = math.floor(lat), math.floor(lon)
+        out: list[tuple[T, float]] = []
+        for dy in range(-reach_y, reach_y + 1):
+            for dx in range(-reach_x, reach_x + 1):
+                for plat, plon, item in self._cells.get((cy + dy, (cx + dx + 180) % 360 - 180), ()):
+                    km = haversine_km(lat, lon, plat, plon)
+                    if km <= max_km:
+                        out.append((item, km))
+        out.sort(key=lambda pair: pair[1])
+        return out

@@ -1,0 +1,48 @@
+"""The per-language message catalogue: Wayfarer's fixed phrases, read once from messages.yaml. Pure."""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import yaml
+
+from rag.i18n.detect import LANGUAGES
+
+MESSAGES_PATH = Path(__file__).with_name("messages.yaml")
+
+
+@functools.cache
+def catalogue() -> Mapping[str, Mapping[str, str]]:
+    """language -> key -> template, as the data file holds it."""
+    raw = yaml.safe_load(MESSAGES_PATH.read_text(encoding="utf-8"))
+    return {lang: {str(k): str(v) for k, v in raw[lang].items()} for lang in LANGUAGES}
+
+
+def placeholders(template: str) -> frozenset[str]:
+    """The {names} a template needs."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
+
+
+def message(lang: str, key: str, **kwargs: object) -> str:
+    """The phrase ``key`` in ``lang`` (English for a language we do not speak), filled with ``kwargs``.
+
+    A key missing from the catalogue is a programming error and raises KeyError.
+    """
+    table = catalogue()
+    return table.get(lang, table["en"])[key].format(**kwargs)
+
+
+def tool_label(lang: str, tool: str) -> str:
+    """A tool's results as said to a traveller ("flights", "vuelos"); the tool's name if unknown."""
+    table = catalogue()
+    return table.get(lang, table["en"]).get(f"tool.{tool}", tool.replace("_", " "))
+
+
+def join_list(lang: str, items: Sequence[str]) -> str:
+    """ "a, b and c" in ``lang``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {message(lang, 'and')} {items[-1]}"
