@@ -75,6 +75,12 @@ class IndexSettings(BaseModel):
     max_chunks_per_document: int = Field(1, ge=1)
     # How chunk hits rank their document: by the best chunk, or by the sum of its chunks' scores.
     pooling: Literal["max", "sum"] = "max"
+    # Hybrid fusion: "chunk" fuses the dense and sparse chunk rankings in the index query; "document"
+    # pools each retriever's prefetch_limit chunk hits per document first, then fuses the documents.
+    fusion: Literal["chunk", "document"] = "chunk"
+    # RRF weights of the dense and the sparse (BM25) ranking in document fusion.
+    dense_weight: float = Field(1.0, ge=0)
+    sparse_weight: float = Field(1.0, ge=0)
     # Chunking of documents.
     chunk_tokens: int = Field(200, ge=32, le=512)
     chunk_overlap: int = Field(32, ge=0)

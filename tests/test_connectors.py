@@ -122,10 +122,34 @@ async def test_weather_forecast(tools: ToolSession) -> None:
         await tools.tools.call("weather_forecast", {"city": "Qwzxqv"})
 
 
+async def test_places_anywhere_reach_the_providers(tools: ToolSession) -> None:
+    # Cities outside the destination list of cities.json, named as a traveller names them.
+    hotels = await tools.tools.call(
+        "hotel_search", {"city": "Kansas City", "check_in": ahead(20), "nights": 2}
+    )
+    assert hotels.results and all(
+        isinstance(h, HotelOffer) and h.city_code == "MCI" and h.currency == "USD" for h in hotels.results
+    )
+    flights = await tools.tools.call(
+        "flight_search", {"origin": "Boston", "destination": "Salt Lake City", "departure_date": ahead(30)}
+    )
+    assert flights.results
+    for offer in flights.results:
+        assert isinstance(offer, FlightOffer)
+        (leg,) = offer.itineraries
+        assert leg.segments[0].origin == "BOS" and leg.segments[-1].destination == "SLC"
+    far = await tools.tools.call(
+        "flight_search", {"origin": "Lisboa", "destination": "Kansas City", "departure_date": ahead(30)}
+    )
+    assert far.results and all(o.itineraries[0].segments[-1].destination == "MCI" for o in far.results)  # type: ignore[attr-defined]
+    acts = await tools.tools.call("activity_search", {"city": "Köln"})
+    assert acts.results and all("Köln" in a.render() for a in acts.results)
+
+
 async def test_provider_rejections_are_clear(tools: ToolSession) -> None:
-    # Valid for us, refused upstream (no hotel list for this airport-only place): the provider's 4xx detail.
+    # Valid for us, refused upstream (a village with an airport but no hotel list): the provider's 4xx detail.
     with pytest.raises(ProviderRejectedError, match="NOTHING FOUND FOR REQUESTED CITY"):
-        await tools.tools.call("hotel_search", {"city": "Bergen", "check_in": ahead(5)})
+        await tools.tools.call("hotel_search", {"city": "Lukla", "check_in": ahead(5)})
 
 
 async def test_server_errors_retry_a_bounded_number_of_times(tools: ToolSession) -> None:

@@ -133,3 +133,105 @@ def test_nights_and_budget_forms() -> None:
     s = extract("max 300 euros", CAT, TODAY)
     assert (s.max_price, s.currency) == (300, "EUR")
     assert extract("for 3 nights", CAT, TODAY).max_price is None
+
+
+# --- dates in other languages (rewritten in English, then read by the same rules) ---------------------
+
+MONTHS_IN = {
+    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+}
+DAY_MONTH_FORMS = {
+    "es": ["el {d} de {m}", "el {d} de {m} de {y}"],
+    "fr": ["le {d} {m}", "le {d} {m} {y}"],
+    "de": ["am {d}. {m}", "am {d}. {m} {y}"],
+    "pt": ["dia {d} de {m}", "{d} de {m} de {y}"],
+    "it": ["il {d} {m}", "il {d} {m} {y}"],
+}
+
+
+@given(future, st.sampled_from(sorted(DAY_MONTH_FORMS)))
+@settings(max_examples=200)
+def test_other_languages_written_dates_round_trip(day: dt.date, lang: str) -> None:
+    month = MONTHS_IN[lang].split()[day.month - 1]
+    for form in DAY_MONTH_FORMS[lang]:
+        text = "Hotel " + form.format(d=day.day, m=month, y=day.year) + " bitte"
+        found = find_dates(text, TODAY, lang=lang)
+        assert [d.first for d in found] == [day], text
+        assert month in text[found[0].start : found[0].end]  # the span is the original text's
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "first", "last", "span"),
+    [
+        ("es", "Hotel en Lisboa del 12 al 15 de mayo", "2027-05-12", "2027-05-15", "12 al 15 de mayo"),
+        ("es", "del 30 de mayo al 2 de junio", "2027-05-30", "2027-06-02", "30 de mayo al 2 de junio"),
+        ("es", "mañana", "2026-11-22", None, "mañana"),
+        ("es", "pasado mañana por la mañana", "2026-11-23", None, "pasado mañana"),
+        ("es", "el próximo viernes", "2026-11-27", None, "el próximo viernes"),
+        ("es", "el viernes que viene", "2026-11-27", None, "el viernes que viene"),
+        ("es", "este fin de semana", "2026-11-21", "2026-11-23", "este fin de semana"),
+        ("es", "en dos semanas", "2026-12-05", None, "en dos semanas"),
+        ("es", "hotel 12/05", "2027-05-12", None, "12/05"),  # day first
+        ("fr", "vols de Paris à Rome le 4 avril", "2027-04-04", None, "4 avril"),
+        ("fr", "du 1er au 3 mars", "2027-03-01", "2027-03-03", "1er au 3 mars"),
+        ("fr", "demain", "2026-11-22", None, "demain"),
+        ("fr", "après-demain", "2026-11-23", None, "après-demain"),
+        ("fr", "la semaine prochaine", "2026-11-23", None, "la semaine prochaine"),
+        ("fr", "vendredi prochain", "2026-11-27", None, "vendredi prochain"),
+        ("fr", "le week-end prochain", "2026-11-28", "2026-11-30", "le week-end prochain"),
+        ("de", "am 5. Mai", "2027-05-05", None, "5. Mai"),
+        ("de", "vom 3. bis 6. Juni", "2027-06-03", "2027-06-06", "3. bis 6. Juni"),
+        ("de", "Hotel vom 30.12. bis 2.1.", "2026-12-30", "2027-01-02", "30.12. bis 2.1."),
+        ("de", "Wetter morgen in Köln", "2026-11-22", None, "morgen"),
+        ("de", "übermorgen", "2026-11-23", None, "übermorgen"),
+        ("de", "nächsten Freitag", "2026-11-27", None, "nächsten Freitag"),
+        ("de", "nächstes Wochenende", "2026-11-28", "2026-11-30", "nächstes Wochenende"),
+        ("de", "in zwei Tagen", "2026-11-23", None, "in zwei Tagen"),
+        ("pt", "voos de Lisboa para Madrid amanhã", "2026-11-22", None, "amanhã"),
+        ("pt", "depois de amanhã", "2026-11-23", None, "depois de amanhã"),
+        ("pt", "de 3 a 6 de junho", "2027-06-03", "2027-06-06", "3 a 6 de junho"),
+        ("pt", "na próxima sexta-feira", "2026-11-27", None, "na próxima sexta-feira"),
+        ("pt", "no próximo fim de semana", "2026-11-28", "2026-11-30", "no próximo fim de semana"),
+        ("it", "meteo a Firenze domani", "2026-11-22", None, "domani"),
+        ("it", "dal 3 al 6 giugno", "2027-06-03", "2027-06-06", "3 al 6 giugno"),
+        ("it", "venerdì prossimo", "2026-11-27", None, "venerdì prossimo"),
+        ("it", "venerdi prossimo", "2026-11-27", None, "venerdi prossimo"),  # typed without the accent
+        ("it", "questo fine settimana", "2026-11-21", "2026-11-23", "questo fine settimana"),
+        ("es", "next weekend", "2026-11-28", "2026-11-30", "next weekend"),  # English words still read
+    ],
+)
+def test_other_languages_date_phrases(lang: str, text: str, first: str, last: str | None, span: str) -> None:
+    found = find_dates(text, TODAY, lang=lang)
+    assert len(found) == 1, found
+    d = found[0]
+    assert (d.first.isoformat(), d.last.isoformat() if d.last else None) == (first, last)
+    assert text[d.start : d.end] == span
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("es", "31 de febrero"),  # no such day
+        ("fr", "le 30 février"),
+        ("de", "am 31. April"),
+        ("es", "el 12 de mayo de 2020"),  # past
+        ("pt", "dia 3 de junho de 2025"),
+        ("it", "il 5 maggio 2024"),
+        ("es", "¿Qué puedo hacer en Lisboa con niños?"),
+        ("fr", "Que voir à Rome en deux jours ?"),  # a length of stay, not a date
+        ("de", "Guten Morgen, was kann man in Köln machen?"),  # morning, not tomorrow
+        ("es", "hotel en Santo Domingo"),  # a city, not Sunday
+        ("pt", "bilhete em segunda classe"),  # second class, not Monday
+    ],
+)
+def test_other_languages_impossible_past_or_no_dates_give_none(lang: str, text: str) -> None:
+    assert find_dates(text, TODAY, lang=lang) == []
+
+
+def test_the_english_parser_ignores_other_languages_words() -> None:
+    assert find_dates("mañana", TODAY) == [] and find_dates("demain", TODAY, lang="en") == []
+    assert find_dates("morgen", TODAY, lang="xx") == []  # a language we do not speak: English rules

@@ -539,6 +539,92 @@ async def test_activities(sandbox: TestClient[Any, Any], headers: dict[str, str]
     await amadeus_error(await sandbox.get(ACTIVITIES, params={"longitude": "0"}, headers=headers), 400, 32171)
 
 
+# --- any city of the shared place catalogue ----------------------------------------------------------------
+
+
+async def test_hotels_in_cities_outside_the_destination_list(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    # Kansas City and Salt Lake City are no destination of cities.json: their airports' codes name them.
+    body = await get_json(sandbox, HOTELS, {"cityCode": "MCI", "radius": "50"}, headers)
+    hotels = body["data"]
+    assert 10 <= len(hotels) <= 40
+    assert all(h["iataCode"] == "MCI" and h["hotelId"][2:5] == "MCI" for h in hotels)
+    assert all(h["address"] == {"countryCode": "US"} for h in hotels)
+    assert any("KANSAS CITY" in h["name"] for h in hotels)
+    assert await get_json(sandbox, HOTELS, {"cityCode": "MCI", "radius": "50"}, headers) == body
+    ids = ",".join(h["hotelId"] for h in hotels)
+    params = {"hotelIds": ids, "checkInDate": day(30), "checkOutDate": day(32)}
+    offers = await get_json(sandbox, HOTEL_OFFERS, params, headers)
+    assert [i["hotel"]["hotelId"] for i in offers["data"]] == [h["hotelId"] for h in hotels]
+    priced = [o for i in offers["data"] if i["available"] for o in i["offers"]]
+    assert priced and all(o["price"]["currency"] == "USD" for o in priced)  # the country's currency
+    assert await get_json(sandbox, HOTEL_OFFERS, params, headers) == offers
+    salt_lake = (await get_json(sandbox, HOTELS, {"cityCode": "SLC", "radius": "50"}, headers))["data"]
+    assert salt_lake and {h["iataCode"] for h in salt_lake} == {"SLC"}
+    cologne = (await get_json(sandbox, HOTELS, {"cityCode": "CGN", "radius": "50"}, headers))["data"]
+    cologne_ids = ",".join(h["hotelId"] for h in cologne)
+    cologne_offers = await get_json(
+        sandbox, HOTEL_OFFERS, {"hotelIds": cologne_ids, "checkInDate": day(30)}, headers
+    )
+    assert {
+        o["price"]["currency"] for i in cologne_offers["data"] if i["available"] for o in i["offers"]
+    } == {"EUR"}
+    # A destination's airport stands for its city; a village below the gazetteer has no hotel list.
+    heathrow = (await get_json(sandbox, HOTELS, {"cityCode": "LHR", "radius": "50"}, headers))["data"]
+    assert heathrow and {h["iataCode"] for h in heathrow} == {"LON"}
+    error = await amadeus_error(
+        await sandbox.get(HOTELS, params={"cityCode": "LUA"}, headers=headers), 400, 895
+    )
+    assert error["title"] == "NOTHING FOUND FOR REQUESTED CITY"
+
+
+async def test_flights_to_cities_outside_the_destination_list(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    body = await get_json(
+        sandbox, OFFERS, flight_params(originLocationCode="LIS", destinationLocationCode="MCI"), headers
+    )
+    assert body["data"]
+    for offer in body["data"]:
+        segments = offer["itineraries"][0]["segments"]
+        assert segments[0]["departure"]["iataCode"] == "LIS" and segments[-1]["arrival"]["iataCode"] == "MCI"
+    assert body["dictionaries"]["locations"]["MCI"] == {"cityCode": "MCI", "countryCode": "US"}
+    domestic = await get_json(
+        sandbox, OFFERS, flight_params(originLocationCode="BOS", destinationLocationCode="SLC"), headers
+    )
+    assert domestic["data"] and all(
+        o["itineraries"][0]["segments"][-1]["arrival"]["iataCode"] == "SLC" for o in domestic["data"]
+    )
+
+
+async def test_activities_in_a_city_outside_the_destination_list(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    params = {"latitude": "50.93333", "longitude": "6.95", "radius": "5"}  # Köln: no destination within 30 km
+    body = await get_json(sandbox, ACTIVITIES, params, headers)
+    assert 5 <= len(body["data"]) <= 20 and all("Köln" in a["name"] for a in body["data"])
+    assert len({a["id"] for a in body["data"]}) == len(body["data"])
+    assert await get_json(sandbox, ACTIVITIES, params, headers) == body
+    single = await get_json(sandbox, f"{ACTIVITIES}/{body['data'][-1]['id']}", {}, headers)
+    assert single["data"]["name"] == body["data"][-1]["name"]
+    lisbon = await get_json(sandbox, ACTIVITIES, {"latitude": "38.7223", "longitude": "-9.1393"}, headers)
+    assert {a["id"] for a in lisbon["data"]}.isdisjoint(a["id"] for a in body["data"])
+
+
+async def test_geocoding_finds_other_language_names(sandbox: TestClient[Any, Any]) -> None:
+    for query, name, country in (
+        ("Lisboa", "Lisbon", "PT"),
+        ("München", "Munich", "DE"),
+        ("Kansas City", "Kansas City", "US"),
+    ):
+        top = (await get_json(sandbox, GEOCODING, {"name": query, "count": "5"}))["results"][0]
+        assert top["name"] == name and top["country_code"] == country, query
+    assert (await get_json(sandbox, GEOCODING, {"name": "Kansas City"}))["results"][0]["admin1"] == "Missouri"
+    uk = (await get_json(sandbox, GEOCODING, {"name": "London", "count": "1"}))["results"][0]
+    assert uk["country"] == "United Kingdom"
+
+
 # --- inspiration and cheapest dates ------------------------------------------------------------------------
 
 

@@ -47,6 +47,17 @@ DOCS = [
 ]
 
 
+# Guides carry city_norm and country_code; topic documents neither.
+FOCUS_DOCS = [
+    point("paris", 0, "Paris trams and city metro", city_norm="paris", country_code="FR", kind="document"),
+    point("tokyo", 1, "Tokyo trams and rail passes", city_norm="tokyo", country_code="JP", kind="document"),
+    point("lisbon", 3, "Lisbon trams up the hills", city_norm="lisbon", country_code="PT", kind="document"),
+    point("porto", 4, "Porto port wine cellars", city_norm="porto", country_code="PT", kind="document"),
+    point("topic-transit", 5, "Trams and buses in any city", kind="document"),
+    point("topic-money", 6, "Cards and cash abroad", kind="document"),
+]
+
+
 class StoreContract:
     @pytest.fixture
     async def store(self, tmp_path: Path) -> AsyncIterator[VectorStore]:
@@ -90,6 +101,42 @@ class StoreContract:
             axis(0), None, 4, Filter(equals={"city_norm": ["rome", "lisbon"]}), mode="dense"
         )
         assert {h.payload["document_id"] for h in hits} == {"rome", "lisbon"}
+
+    async def test_sparse_mode_ranks_by_words_alone(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        # The dense vector points at Paris; sparse mode ignores it.
+        hits = await store.search(axis(0), BM25.encode_query("custard tarts"), 4, mode="sparse")
+        assert [h.payload["document_id"] for h in hits] == ["lisbon"]
+        assert await store.search(axis(0), None, 4, mode="sparse") == []
+
+    async def test_place_focus_keeps_that_city_and_topics(self, store: VectorStore) -> None:
+        await store.upsert(FOCUS_DOCS)
+        focus = Filter(places=("lisbon",))
+        for mode in ("dense", "hybrid", "sparse"):
+            # The query leans to Paris in both vectors: without the focus Paris comes first.
+            hits = await store.search(axis(0), BM25.encode_query("trams city"), 10, focus, mode)
+            ids = {h.payload["document_id"] for h in hits}
+            assert "lisbon" in ids and "paris" not in ids, (mode, ids)
+            assert ids <= {"lisbon", "topic-transit", "topic-money"}, (mode, ids)
+        everything = await store.search(axis(0), BM25.encode_query("trams city"), 10)
+        assert everything[0].payload["document_id"] == "paris"
+        hits = await store.search(axis(5), None, 10, focus, "dense")
+        assert {h.payload["document_id"] for h in hits} == {"lisbon", "topic-transit", "topic-money"}
+        assert await store.count(focus) == 3
+
+    async def test_country_focus_admits_that_country_s_cities(self, store: VectorStore) -> None:
+        await store.upsert(FOCUS_DOCS)
+        hits = await store.search(axis(0), None, 10, Filter(countries=("PT",)), "dense")
+        assert {h.payload["document_id"] for h in hits} == {"lisbon", "porto", "topic-transit", "topic-money"}
+        hits = await store.search(axis(0), None, 10, Filter(places=("lisbon",), countries=("PT",)), "dense")
+        assert {h.payload["document_id"] for h in hits} == {"lisbon", "porto", "topic-transit", "topic-money"}
+
+    async def test_two_places_admit_both(self, store: VectorStore) -> None:
+        await store.upsert(FOCUS_DOCS)
+        flt = Filter(places=("lisbon", "paris"), equals={"kind": "document"})
+        hits = await store.search(axis(1), BM25.encode_query("trams"), 10, flt)
+        ids = {h.payload["document_id"] for h in hits}
+        assert ids == {"lisbon", "paris", "topic-transit", "topic-money"}, ids
 
     async def test_expired_points_are_invisible(self, store: VectorStore) -> None:
         now = time.time()

@@ -1,4 +1,8 @@
-"""Tours and activities per catalogue city, pure: the Amadeus Tours and Activities v1 shape."""
+"""Tours and activities per city, pure: the Amadeus Tours and Activities v1 shape.
+
+A destination city's activities have 7-digit ids; a gazetteer city's have 11 digits that spell its
+geonames id and the activity's place in its list, so any id can be looked up without a registry.
+"""
 
 from __future__ import annotations
 
@@ -91,6 +95,7 @@ TEMPLATES: tuple[Template, ...] = (
 )  # fmt: skip
 
 COST_FACTOR = {1: 0.55, 2: 0.75, 3: 1.0, 4: 1.25, 5: 1.5}
+GEO_ID_BASE = 10**10  # gazetteer cities' ids: GEO_ID_BASE + geonames id * 100 + index
 
 
 def _duration(hours: float) -> str:
@@ -104,17 +109,19 @@ def _duration(hours: float) -> str:
 @lru_cache(maxsize=256)
 def activities_for_city(city: City) -> tuple[dict[str, Any], ...]:
     """5-20 activities for the city (bigger, pricier cities get more), without self links."""
-    rng = rng_for("activities", city.city_code)
+    rng = rng_for("activities", city.geoname_id or city.city_code)
     eligible = [t for t in TEMPLATES if not (t.water and city.city_code in NO_WATER)]
     count = max(5, min(20, 4 + city.cost_level + city.population // 700_000))
     picked = sorted(rng.sample(range(len(eligible)), min(count, len(eligible))))
     out = []
     used_ids: set[int] = set()
-    for index in picked:
+    for n, index in enumerate(picked):
         t = eligible[index]
         activity_id = rng.randint(1_000_000, 9_999_999)
         while activity_id in used_ids:
             activity_id = rng.randint(1_000_000, 9_999_999)
+        if city.geoname_id:
+            activity_id = GEO_ID_BASE + city.geoname_id * 100 + n
         used_ids.add(activity_id)
         lat, lon = offset_point(city.latitude, city.longitude, rng.uniform(0.1, 3.0), rng.uniform(0, 360))
         price = t.price_eur * COST_FACTOR[city.cost_level] * rng.uniform(0.85, 1.2)
@@ -148,7 +155,13 @@ def with_self(activity: dict[str, Any], base_url: str) -> dict[str, Any]:
 
 
 def find_activity(cat: Catalogue, activity_id: str) -> dict[str, Any] | None:
-    for city in cat.cities:
+    if not activity_id.isdigit():
+        return None
+    cities: list[City] = cat.cities
+    if len(activity_id) == len(str(GEO_ID_BASE)):
+        city = cat.geo_city((int(activity_id) - GEO_ID_BASE) // 100)
+        cities = [city] if city is not None else []
+    for city in cities:
         for activity in activities_for_city(city):
             if activity["id"] == activity_id:
                 return activity

@@ -24,6 +24,7 @@ from connectors.sandbox.params import AmadeusParams, today
 
 _KEYWORD = re.compile(r"^[\w\s./:'()\"-]+$")
 _HOTEL_ID = re.compile(r"^[A-Z0-9]{8}$")
+ACTIVITY_REACH_KM = 25  # a city's activities are found this far beyond the search radius
 
 
 def respond(body: dict[str, Any], status: int = 200) -> web.Response:
@@ -160,8 +161,8 @@ async def activity_search(request: web.Request) -> web.Response:
     radius = p.integer("radius", 1, 0, 20)
     p.raise_if_errors()
     assert lat is not None and lon is not None and radius is not None
-    city, km = request.app[CATALOGUE].nearest_city(lat, lon)
-    found = activities.activities_for_city(city) if km <= radius + 25 else ()
+    city = request.app[CATALOGUE].city_near(lat, lon, radius + ACTIVITY_REACH_KM)
+    found = activities.activities_for_city(city) if city is not None else ()
     base = base_url(request)
     data = [activities.with_self(a, base) for a in found]
     return respond({"data": data, "meta": {"count": len(data), "links": {"self": str(request.url)}}})

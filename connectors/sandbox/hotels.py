@@ -1,4 +1,4 @@
-"""Hotels per catalogue city and their room offers, pure: Amadeus Hotel List v1 and Hotel Search v3 shapes."""
+"""Hotels per city and their room offers, pure: Amadeus Hotel List v1 and Hotel Search v3 shapes."""
 
 from __future__ import annotations
 

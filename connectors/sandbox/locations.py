@@ -1,4 +1,4 @@
-"""Airport & City Search, pure: match a keyword against catalogue cities and every IATA airport."""
+"""Airport & City Search, pure: match a keyword against the destination cities and every IATA airport."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from connectors.sandbox.data import (
     amadeus_region_code,
     country_name,
     fold,
+    plain,
 )
 from connectors.sandbox.geo import format_offset, utc_offset
 from connectors.sandbox.rng import unit
@@ -77,7 +78,7 @@ def _airport_entry(cat: Catalogue, airport: Airport) -> Entry:
         city_name, city_code = owner.name.upper(), owner.city_code
     else:
         score = 1 + int(unit("airport-score", airport.iata) * 6)
-        city_name, city_code = fold(airport.city_name).upper(), airport.iata
+        city_name, city_code = plain(airport.city_name), airport.iata
     return Entry("AIRPORT", airport.iata, amadeus_airport_name(airport.name), city_name, city_code,
                  airport.country_code, airport.latitude, airport.longitude, airport.timezone, score,
                  tuple(dict.fromkeys(p for p in prefixes if p)))  # fmt: skip

@@ -14,6 +14,13 @@ RATES_PER_EUR: dict[str, float] = {
     "QAR": 3.93, "SAR": 4.05, "KWD": 0.33, "BHD": 0.41, "OMR": 0.42, "ILS": 4.0, "JOD": 0.77, "EGP": 53.0,
     "MAD": 10.8, "ZAR": 20.0, "KES": 140.0, "TZS": 2850.0, "NGN": 1650.0, "ETB": 130.0, "MXN": 19.5,
     "CUP": 26.0, "COP": 4400.0, "PEN": 4.05, "BRL": 6.0, "ARS": 1050.0, "CLP": 1010.0,
+    # Other countries' currencies, so a city anywhere can quote in its own.
+    "RON": 4.97, "RSD": 117.0, "UAH": 45.0, "BYN": 3.5, "MDL": 19.3, "GEL": 2.95, "AMD": 420.0,
+    "AZN": 1.84, "KZT": 540.0, "UZS": 13800.0, "PKR": 300.0, "BDT": 130.0, "MMK": 2270.0, "KHR": 4400.0,
+    "LAK": 23500.0, "MNT": 3700.0, "IRR": 45500.0, "IQD": 1420.0, "DZD": 145.0, "TND": 3.35, "XOF": 655.957,
+    "XAF": 655.957, "GHS": 16.0, "UGX": 4000.0, "RWF": 1480.0, "ZMW": 29.0, "MZN": 69.0, "AOA": 990.0,
+    "MGA": 5000.0, "NAD": 20.0, "BWP": 14.7, "MUR": 50.0, "DOP": 66.0, "GTQ": 8.4, "HNL": 27.0, "NIO": 40.0,
+    "CRC": 550.0, "JMD": 170.0, "TTD": 7.3, "BOB": 7.5, "PYG": 8400.0, "UYU": 45.0, "FJD": 2.45, "XPF": 119.33,
 }  # fmt: skip
 
 

@@ -2,7 +2,8 @@
 
 A short lead sentence, the key facts (the sentences of the top passages that share most words with the
 question, cited [n]), the live results as a compact list, notices for sandbox and indicative data, a
-clarifying question when a tool is waiting for details, and the sources.
+clarifying question when a tool is waiting for details, and the sources. The fixed phrases come from
+the message catalogue (rag/i18n/messages.yaml) in the traveller's language.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from rag.i18n import catalogue, message, tool_label
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _WORD = re.compile(r"[a-zà-ÿ0-9]+")
@@ -73,15 +76,6 @@ STOPWORDS = frozenset(
         "please",
     ]
 )
-TOOL_LABELS = {
-    "flight_search": "flights",
-    "hotel_search": "hotels",
-    "activity_search": "activities",
-    "location_search": "airports and cities",
-    "flight_inspiration": "destinations",
-    "cheapest_dates": "cheapest dates",
-    "weather_forecast": "the forecast",
-}
 
 
 @dataclass
@@ -102,6 +96,7 @@ class ToolAnswer:
     from_index: bool = False
     fetched_at: str | None = None
     error: str | None = None
+    code: str | None = None  # the error's stable code, for saying it in the traveller's language
 
 
 @dataclass
@@ -137,50 +132,63 @@ def compose(
     tools: Sequence[ToolAnswer],
     clarify: str | None = None,
     recalled: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> Answer:
+    """The answer in ``lang`` (rag.i18n): its fixed phrases from the message catalogue; the facts and
+    results stay in the language they were written in."""
     parts: list[str] = []
     found = [t for t in tools if t.results]
     if recalled is not None:
-        parts.append(
-            "Here is what I found for you earlier:"
-            if recalled
-            else "I have no earlier results of that kind for you that are still current."
-        )
+        parts.append(message(lang, "lead_recalled" if recalled else "lead_recalled_none"))
         parts.extend(f"- {r}" for r in recalled)
     elif found:
-        labels = ", ".join(TOOL_LABELS.get(t.name, t.name) for t in found)
-        parts.append(f"Here is what I found for {labels}.")
+        parts.append(message(lang, "lead_found", tools=", ".join(tool_label(lang, t.name) for t in found)))
     elif passages:
-        parts.append(f"From the Wayfarer travel guides ({passages[0].title}):")
+        parts.append(message(lang, "lead_guides", title=passages[0].title))
     elif not clarify and not tools:
-        parts.append("I don't have anything on that in my travel guides yet.")
+        parts.append(message(lang, "lead_nothing"))
     for t in tools:
+        label = tool_label(lang, t.name)
         if t.error:
-            parts.append(f"I couldn't get {TOOL_LABELS.get(t.name, t.name)}: {t.error}")
+            parts.append(message(lang, "tool_failed", tool=label, error=_error(lang, t)))
         elif t.results:
-            when = f" (from results fetched at {t.fetched_at})" if t.from_index and t.fetched_at else ""
-            parts.append(f"{TOOL_LABELS.get(t.name, t.name).capitalize()}{when}:")
+            if t.from_index and t.fetched_at:
+                parts.append(
+                    _capital(message(lang, "tool_results_indexed", tool=label, fetched_at=t.fetched_at))
+                )
+            else:
+                parts.append(_capital(message(lang, "tool_results", tool=label)))
             parts.extend(f"- {r}" for r in t.results)
         else:
-            parts.append(f"No {TOOL_LABELS.get(t.name, t.name)} matched that request.")
+            parts.append(message(lang, "no_results", tool=label))
     facts = key_facts(question, passages) if recalled is None else []
     cited = sorted({i for i, _ in facts})
     if facts:
         if found:
-            parts.append("From the guides:")
+            parts.append(message(lang, "from_guides"))
         parts.extend(f"{sentence} [{i + 1}]" for i, sentence in facts)
     if any(t.sandbox for t in found):
-        parts.append(
-            "Note: these live results come from Wayfarer's offline sandbox: synthetic data for "
-            "trying the service, not real fares or availability."
-        )
+        parts.append(message(lang, "sandbox_notice"))
     if any(t.indicative for t in found):
-        parts.append("Inspiration and cheapest-date prices are indicative: the provider caches them.")
+        parts.append(message(lang, "indicative_notice"))
     if clarify:
         parts.append(clarify)
     if cited:
-        parts.append("Sources: " + "; ".join(f"[{i + 1}] {_label(passages[i])}" for i in cited))
+        parts.append(
+            message(lang, "sources", sources="; ".join(f"[{i + 1}] {_label(passages[i])}" for i in cited))
+        )
     return Answer("\n".join(parts), cited)
+
+
+def _error(lang: str, t: ToolAnswer) -> str:
+    """The tool's own message in English; elsewhere the catalogue's phrase for its code, if it has one."""
+    if lang != "en" and t.code and f"error.{t.code}" in catalogue().get(lang, {}):
+        return message(lang, f"error.{t.code}")
+    return t.error or ""
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _label(p: Passage) -> str:

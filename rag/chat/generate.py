@@ -12,6 +12,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from rag.chat.composer import Passage, ToolAnswer
+from rag.i18n import LANGUAGE_NAMES
 
 PROMPT_PATH = Path(__file__).with_name("answer_prompt.txt")
 
@@ -85,9 +86,14 @@ class LLMWriter:
         self._template = template or PROMPT_PATH.read_text(encoding="utf-8")
         self._count = token_counter()
 
-    def system_prompt(self, trip: dict[str, Any], data: str) -> str:
+    def system_prompt(self, trip: dict[str, Any], data: str, lang: str = "en") -> str:
+        """The instructions for one answer; ``lang`` is the traveller's message's language (rag.i18n),
+        which the answer is written in whatever the data's language."""
         return self._template.format(
-            today=self._today().isoformat(), trip=json.dumps(trip) or "{}", data=data
+            today=self._today().isoformat(),
+            trip=json.dumps(trip) or "{}",
+            data=data,
+            language=LANGUAGE_NAMES.get(lang, LANGUAGE_NAMES["en"]),
         )
 
     async def stream(self, system: str, history: Sequence[dict[str, Any]]) -> AsyncIterator[str]:

@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from connectors.tools import TOOLS
 from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
+from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
+from rag.chat.plan import Plan, ToolSpecs, plan, unknown_places
 from rag.chat.sessions import SessionStore
-from rag.chat.trip import complete_params, update_trip
-from rag.errors import ProviderTimeoutError, RateLimitedError, ValidationError, WayfarerError
-from rag.ingest.documents import norm
+from rag.errors import (
+    ProviderTimeoutError,
+    RateLimitedError,
+    ToolValidationError,
+    ValidationError,
+    WayfarerError,
+)
+from rag.i18n import detect_language
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
-from rag.routing.router import Router
+from rag.routing.router import RouteDecision, Router
+from rag.store.base import Hit
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +50,21 @@ class ChatService:
         rate_limit: RateLimit | None = None,
         metrics: Metrics | None = None,
         deadline_seconds: float | None = None,
+        today: Callable[[], dt.date] | None = None,
+        grounding: bool = True,
     ) -> None:
-        """``deadline_seconds`` bounds the tools of one answer, counted from the message's arrival."""
+        """``deadline_seconds`` bounds the tools of one answer, counted from the message's arrival.
+        ``today``: the travellers' date (past dates are asked about); ``grounding``: passages only from
+        the conversation's places (evaluations switch it off to compare)."""
+        self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
+        self.grounding = grounding
+        self._specs = ToolSpecs(
+            router.config.tools,
+            {
+                name: frozenset(TOOLS[name].params.model_fields if name in TOOLS else route.params)
+                for name, route in router.config.tools.items()
+            },
+        )
         self._deadline = deadline_seconds
         self._writer = writer
         self._rate_limit = rate_limit
@@ -102,95 +124,58 @@ class ChatService:
         def mark(step: str) -> None:
             timings[step] = round((time.perf_counter() - start) * 1000, 1)
 
-        text = " ".join(text.split())
-        if not text:
-            raise ValidationError("message: send some text")
-        if len(text) > self._max_chars:
-            raise ValidationError(f"message: at most {self._max_chars} characters")
-        if self._rate_limit is not None:
-            try:
-                await self._rate_limit.check(user_id)
-            except RateLimitedError:
-                self._metrics.rate_limited.inc()
-                raise
+        text = self._checked(text)
+        await self._check_rate(user_id)
         await self.sessions.append(user_id, "user", text)
         trip = await self.sessions.trip(user_id)
         vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
         mark("embed")
-        hits, decision = await asyncio.gather(
-            self._retriever.search(text, self._passages, user_id=user_id, vector=vector),
-            self._router.route(text, vector),
+        decision = await self._router.route(text, vector)
+        lang = detect_language(text)
+        planned = plan(decision, trip, self._specs, self._today(), lang)
+        mark("route")
+        hits, recalled = await asyncio.gather(
+            self._search(text, vector, user_id, decision, planned), self._tools.recall(text, user_id)
         )
         mark("search_and_route")
-        if decision.slots is not None:
-            trip = update_trip(trip, decision.slots)
-            await self.sessions.save_trip(user_id, trip)
-        recalled = await self._tools.recall(text, user_id)
-
-        calls = {t.name: t.params for t in decision.tools}
-        waiting: dict[str, list[str]] = {}
-        for name in decision.missing:
-            route = self._router.config.tools[name]
-            allowed = set(TOOLS[name].params.model_fields) if name in TOOLS else set(route.params)
-            params = complete_params(decision.partial.get(name, {}), route.required, allowed, trip)
-            gaps = [p for p in route.required if params.get(p) in (None, "")]
-            if gaps:
-                waiting[name] = gaps
-            else:
-                calls[name] = params
         budget = None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
+        calls = {c.name: c.params for c in planned.calls}
         outcomes = await self._call_tools(calls, user_id, budget)
         mark("tools")
-        answers, tool_calls, live_sources = [], [], []
-        for (name, params), outcome in zip(calls.items(), outcomes, strict=True):
-            if isinstance(outcome, WayfarerError):
-                answers.append(ToolAnswer(name, error=outcome.message))
-                tool_calls.append(
-                    {
-                        "name": name,
-                        "params": params,
-                        "provider": None,
-                        "results": 0,
-                        "from_index": False,
-                        "ingested": 0,
-                        "error": outcome.code,
-                    }
-                )
-                continue
-            if isinstance(outcome, BaseException):
-                raise outcome
-            answers.append(_answer(outcome))
-            tool_calls.append(_tool_call(outcome))
-            live_sources.extend(_live_sources(outcome))
+        answers, tool_calls, live_sources, made = _results(planned, outcomes)
+        await self.sessions.save_trip(user_id, planned.remember(made))
 
-        if calls and trip.destination_name:
-            # Tool results are about one place: guide passages about another city would only confuse.
-            here = norm(trip.destination_name)
-            hits = [h for h in hits if h.payload.get("city_norm") in (None, here)]
         passages = [passage_from_payload(h.id, h.payload) for h in hits]
         recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
-        clarify = self._router._clarify(waiting) if waiting else None
-        answer = compose(text, passages, answers, clarify, recalled_texts)
+        clarify = planned.clarify
+        answer = compose(text, passages, answers, clarify, recalled_texts, lang)
         full = answer.text
         cited = answer.cited
         mark("compose")
         written = None
         if self._writer is not None:
             written = await self._write(
-                trip.model_dump(mode="json", exclude_none=True), user_id, passages, answers, recalled_texts
+                planned.trip.model_dump(mode="json", exclude_none=True, exclude={"last_calls", "pending"}),
+                user_id,
+                passages,
+                answers,
+                recalled_texts,
+                lang,
             )
             mark("llm")
+        pieces = list(chunks(full))
         if written is not None:
             pieces, full = written
             cited = list(range(len(passages)))
             if clarify:
                 pieces.append("\n" + clarify)
                 full += "\n" + clarify
-            for piece in pieces:
-                yield {"type": "response", "text": piece, "chunk": True}
-        else:
-            for piece in chunks(full):
-                yield {"type": "response", "text": piece, "chunk": True}
+        if planned.assumed_note:
+            # Said first: the traveller sees at once what was taken from the conversation.
+            pieces.insert(0, planned.assumed_note + "\n")
+            full = planned.assumed_note + "\n" + full
+        for piece in pieces:
+            yield {"type": "response", "text": piece, "chunk": True}
         sources = [_doc_source(hits[i].id, hits[i].payload) for i in cited]
         sources += [_doc_source(h.id, h.payload) for h in recalled or []]
         sources += live_sources
@@ -202,6 +187,58 @@ class ChatService:
             "sources": sources,
             "tool_calls": tool_calls,
         }
+
+    async def preview(self, user_id: str, text: str) -> dict[str, Any]:
+        """What the chat would call and ask for ``text`` in ``user_id``'s conversation (trip state and
+        follow-ups included), as /v1/route answers it: no tool is called and nothing is stored."""
+        text = self._checked(text)
+        decision = await self._router.route(text)
+        trip = await self.sessions.trip(user_id)
+        planned = plan(decision, trip, self._specs, self._today(), detect_language(text))
+        out: dict[str, Any] = {
+            "use_rag": decision.use_rag,
+            "tools": [c.to_json() for c in planned.calls],
+            "missing": planned.waiting,
+        }
+        if planned.followup:
+            out["followup"] = True
+        if planned.clarify:
+            out["clarify"] = planned.clarify
+        if planned.assumed_note:
+            out["assumed"] = planned.assumed_note
+        return out
+
+    def _checked(self, text: str) -> str:
+        text = " ".join(text.split())
+        if not text:
+            raise ValidationError("message: send some text")
+        if len(text) > self._max_chars:
+            raise ValidationError(f"message: at most {self._max_chars} characters")
+        return text
+
+    async def _check_rate(self, user_id: str) -> None:
+        if self._rate_limit is not None:
+            try:
+                await self._rate_limit.check(user_id)
+            except RateLimitedError:
+                self._metrics.rate_limited.inc()
+                raise
+
+    async def _search(
+        self, text: str, vector: list[float], user_id: str, decision: RouteDecision, planned: Plan
+    ) -> list[Hit]:
+        """Passages from the message's places (or the trip's) and topic documents: the index filters."""
+        if not self.grounding:
+            return await self._retriever.search(text, self._passages, user_id=user_id, vector=vector)
+        places, countries = focus(
+            decision.slots, planned.trip, [c.name for c in planned.calls], unknown_places(decision)
+        )
+        query = search_text(text, decision.slots)
+        if query != text:  # "Londres": the guide says "London"; worth a second embedding
+            vector = await self._retriever.embed(query)
+        return await self._retriever.search(
+            query, self._passages, user_id=user_id, vector=vector, places=places, countries=countries
+        )
 
     async def _call_tools(
         self, calls: dict[str, Any], user_id: str, budget: float | None
@@ -245,10 +282,11 @@ class ChatService:
         passages: list[Any],
         answers: list[ToolAnswer],
         recalled: list[str] | None,
+        lang: str,
     ) -> tuple[list[str], str] | None:
         """The model's answer as streamed pieces, or None (then the composer answers) on any failure."""
         assert self._writer is not None
-        system = self._writer.system_prompt(trip, render_data(passages, answers, recalled))
+        system = self._writer.system_prompt(trip, render_data(passages, answers, recalled), lang)
         history = await self.sessions.history(user_id)
         pieces: list[str] = []
         try:
@@ -261,6 +299,39 @@ class ChatService:
             return None
         full = "".join(pieces).strip()
         return (pieces, full) if full else None
+
+
+def _results(
+    planned: Plan, outcomes: list[ToolOutcome | BaseException]
+) -> tuple[list[ToolAnswer], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """The tool answers for the composer, the complete event's tool calls, the live sources, and the
+    calls that went out (a follow-up changes those; a call the tool refused as invalid is not one)."""
+    answers, tool_calls, live_sources, made = [], [], [], []
+    for call, outcome in zip(planned.calls, outcomes, strict=True):
+        if isinstance(outcome, WayfarerError):
+            answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
+            tool_calls.append(
+                {
+                    "name": call.name,
+                    "params": call.params,
+                    "provider": None,
+                    "results": 0,
+                    "from_index": False,
+                    "ingested": 0,
+                    "error": outcome.code,
+                    "assumed": call.assumed,
+                }
+            )
+            if not isinstance(outcome, ToolValidationError):
+                made.append(call.name)
+            continue
+        if isinstance(outcome, BaseException):
+            raise outcome
+        answers.append(_answer(outcome))
+        tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
+        live_sources.extend(_live_sources(outcome))
+        made.append(call.name)
+    return answers, tool_calls, live_sources, made
 
 
 def _answer(o: ToolOutcome) -> ToolAnswer:

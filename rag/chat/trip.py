@@ -10,6 +10,13 @@ from pydantic import BaseModel
 from rag.routing.extract import Slots
 
 
+class ToolRequest(BaseModel):
+    """A tool and its parameters as the chat asked for them (before validation): what a follow-up adapts."""
+
+    name: str
+    params: dict[str, Any]
+
+
 class TripState(BaseModel):
     origin: str | None = None  # IATA codes
     origin_name: str | None = None
@@ -23,6 +30,11 @@ class TripState(BaseModel):
     cabin: str | None = None
     max_price: int | None = None
     currency: str | None = None
+    # The calls the latest tool answer made ("what about Porto?" re-runs them elsewhere), and the
+    # tools still waiting for details the assistant asked about ("Rome" answers "which city?").
+    # None rather than empty, so a new conversation's trip stays {}.
+    last_calls: list[ToolRequest] | None = None
+    pending: list[ToolRequest] | None = None
 
 
 def update_trip(state: TripState, slots: Slots) -> TripState:
@@ -46,6 +58,16 @@ def update_trip(state: TripState, slots: Slots) -> TripState:
     return state.model_copy(update=changes)
 
 
+def shift_trip(state: TripState, days: int) -> TripState:
+    """The trip's dates moved by ``days`` ("the day after instead")."""
+    changes = {
+        name: getattr(state, name) + dt.timedelta(days=days)
+        for name in ("start_date", "end_date")
+        if getattr(state, name) is not None
+    }
+    return state.model_copy(update=changes)
+
+
 # Tool parameter <- trip state field, for parameters a message leaves out ("a hotel there for those dates").
 FROM_TRIP = {
     "origin": "origin",
@@ -59,21 +81,37 @@ FROM_TRIP = {
     "nights": "nights",
     "adults": "adults",
 }
+# Optional parameters the trip also fills when a tool's required ones came from it.
+_OPTIONAL_OK = {"return_date", "check_out", "nights", "adults"}
 
 
 def complete_params(
-    params: dict[str, Any], required: list[str], allowed: set[str], trip: TripState
-) -> dict[str, Any]:
-    """``params`` with missing parameters taken from the trip state (never invented)."""
+    params: dict[str, Any],
+    required: list[str],
+    allowed: set[str],
+    trip: TripState,
+    *,
+    keep_out: frozenset[str] = frozenset(),
+) -> tuple[dict[str, Any], list[str]]:
+    """``params`` with missing parameters taken from the trip state (never invented), and the names of
+    those taken. ``keep_out``: parameters the trip must not fill (the message named a place or a date
+    that could not be read: the traveller meant something else than the trip's)."""
     out = dict(params)
+    taken: list[str] = []
     for name, field in FROM_TRIP.items():
         value = getattr(trip, field)
         wanted = name in required or name in _OPTIONAL_OK
-        if name in allowed and wanted and out.get(name) in (None, "") and value is not None:
+        if (
+            name in allowed
+            and name not in keep_out
+            and wanted
+            and out.get(name) in (None, "")
+            and value is not None
+        ):
             out[name] = value.isoformat() if isinstance(value, dt.date) else value
+            taken.append(name)
     if "check_out" in out and "nights" in out:
         out.pop("nights")
-    return out
-
-
-_OPTIONAL_OK = {"return_date", "check_out", "nights", "adults"}
+        if "nights" in taken:
+            taken.remove("nights")
+    return out, taken

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rag.embedding.base import Embedder, SparseEncoder
+from rag.ingest.documents import norm
+from rag.retrieval.fusion import Fusion, fuse_documents
 from rag.retrieval.pooling import Pooling, pool_by_document
+from rag.settings import IndexSettings
 from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
 
 
@@ -22,7 +26,14 @@ class Retriever:
         per_document: int = 1,
         pooling: Pooling = "max",
         oversample: int = 4,
+        fusion: Fusion = "chunk",
+        rrf_k: int = 60,
+        weights: tuple[float, float] = (1.0, 1.0),
+        candidates: int = 40,
     ) -> None:
+        """``fusion`` "chunk": the index fuses dense and sparse chunk rankings (its own RRF k);
+        "document": each retriever's ``candidates`` chunk hits are pooled per document, then the
+        document rankings fused here with RRF ``rrf_k`` and (dense, sparse) ``weights``."""
         self._store = store
         self._embedder = embedder
         self._sparse = sparse
@@ -30,6 +41,28 @@ class Retriever:
         self.per_document = per_document
         self.pooling: Pooling = pooling
         self._oversample = oversample
+        self.fusion: Fusion = fusion
+        self.rrf_k = rrf_k
+        self.weights = weights
+        self.candidates = candidates
+
+    @classmethod
+    def from_settings(
+        cls, store: VectorStore, embedder: Embedder, sparse: SparseEncoder, index: IndexSettings
+    ) -> Retriever:
+        """The retriever the service runs with, from the index settings section."""
+        return cls(
+            store,
+            embedder,
+            sparse,
+            mode=index.search_mode,
+            per_document=index.max_chunks_per_document,
+            pooling=index.pooling,
+            fusion=index.fusion,
+            rrf_k=index.rrf_k,
+            weights=(index.dense_weight, index.sparse_weight),
+            candidates=index.prefetch_limit,
+        )
 
     async def search(
         self,
@@ -41,17 +74,41 @@ class Retriever:
         now: float | None = None,
         user_id: str | None = None,
         vector: list[float] | None = None,
+        places: Sequence[str] = (),
+        countries: Sequence[str] = (),
     ) -> list[Hit]:
         """Seed documents, shared live results, and this user's own live results; nothing expired.
 
         ``vector``: the query's embedding when the caller has it already (the chat embeds once for
-        retrieval and routing).
+        retrieval and routing). ``places`` (city names, matched as ``city_norm``) and ``countries``
+        (ISO alpha-2 codes) focus the search in the index query itself: only passages about one of
+        those cities or countries, or about no one city (topic documents), come back. Empty: anywhere.
         """
         mode = mode or self.mode
         dense = vector if vector is not None else await self.embed(query)
-        sparse = self._sparse.encode_query(query) if mode == "hybrid" else None
+        sparse = self._sparse.encode_query(query) if mode != "dense" else None
         scope = ("*", user_id) if user_id else ("*",)
-        flt = Filter(equals=dict(equals or {}), fresh_at=time.time() if now is None else now, scope=scope)
+        flt = Filter(
+            equals=dict(equals or {}),
+            fresh_at=time.time() if now is None else now,
+            scope=scope,
+            places=tuple(dict.fromkeys(norm(p) for p in places if p.strip())),
+            countries=tuple(dict.fromkeys(c.strip().upper() for c in countries if c.strip())),
+        )
+        if mode == "hybrid" and self.fusion == "document":
+            limit = max(self.candidates, top_k * self._oversample)
+            dense_hits, sparse_hits = await asyncio.gather(
+                self._store.search(dense, None, limit, flt, "dense"),
+                self._store.search(dense, sparse, limit, flt, "sparse"),
+            )
+            return fuse_documents(
+                [dense_hits, sparse_hits],
+                k=self.rrf_k,
+                weights=self.weights,
+                pooling=self.pooling,
+                limit=top_k,
+                per_document=self.per_document,
+            )
         hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
         return pool_by_document(hits, top_k, self.per_document, self.pooling)
 

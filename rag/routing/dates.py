@@ -3,7 +3,8 @@
 Understands ISO dates, "March 3", "3rd of March", "12/08" (month-first or day-first, a setting),
 "today", "tomorrow", "day after tomorrow", "in 3 days", "in 2 weeks", "next friday", "this weekend",
 "next week", "on the 15th", and ranges such as "July 10-15", "from July 10 to July 15" or "between ... and ...".
-A date without a year is the next one on or after today.
+A date without a year is the next one on or after today. Spanish, French, German, Portuguese and Italian
+dates are rewritten in English first (rag/routing/date_words.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from rag.routing import date_words
 
 DateOrder = Literal["MDY", "DMY"]
 
@@ -61,6 +64,28 @@ NUMBER_WORDS = {
     "couple of": 2,
     "few": 3,
 }
+# The same small numbers in Spanish, French, German, Portuguese and Italian ("tres noches", "zwei Nächte").
+NUMBER_WORDS.update(
+    {
+        word: n
+        for n, words in enumerate(
+            [
+                "un una uno une ein eine einen einem einer um",
+                "dos deux zwei dois duas due",
+                "tres trois drei três tre",
+                "cuatro quatre vier quatro quattro",
+                "cinco cinq fünf cinque",
+                "seis six sechs sei",
+                "siete sept sieben sete sette",
+                "ocho huit acht oito otto",
+                "nueve neuf neun nove",
+                "diez dix zehn dez dieci",
+            ],
+            start=1,
+        )
+        for word in words.split()
+    }
+)
 
 _M = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _D = r"(\d{1,2})(?:st|nd|rd|th)?"
@@ -201,9 +226,25 @@ def _month(text: str) -> int:
     return MONTHS.get(key) or MONTHS[key[:3]]
 
 
-def find_dates(text: str, today: dt.date, order: DateOrder = "MDY") -> list[DateMention]:
-    """Date mentions in ``text``, in order; spans never overlap (the earlier, longer pattern wins)."""
-    lowered = text.lower()
+def find_dates(text: str, today: dt.date, order: DateOrder = "MDY", lang: str = "en") -> list[DateMention]:
+    """Date mentions in ``text``, in order; spans never overlap (the earlier, longer pattern wins).
+
+    For a message in another language (``lang``, as rag.i18n detects it) its date phrases are first
+    rewritten in English ("el 12 de mayo", "am 5. Mai", "demain"), read day first, and a date before
+    today is dropped: a past or impossible date gives no date, never a wrong one.
+    """
+    if lang == "en" or lang not in date_words.languages():
+        return _find(text.lower(), today, order)
+    rewritten = date_words.to_english(text, lang)
+    found = []
+    for d in _find(rewritten.text, today, "DMY"):
+        if d.first >= today:
+            start, end = rewritten.span(d.start, d.end)
+            found.append(DateMention(start, end, d.first, d.last, d.weekend))
+    return found
+
+
+def _find(lowered: str, today: dt.date, order: DateOrder) -> list[DateMention]:
     taken: list[tuple[int, int]] = []
     found: list[DateMention] = []
     for kind, pattern in PATTERNS:
@@ -225,7 +266,7 @@ def find_dates(text: str, today: dt.date, order: DateOrder = "MDY") -> list[Date
             taken.append((m.start(), m.end()))
             found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2]))
     found.sort(key=lambda d: d.start)
-    return _join_ranges(text.lower(), found)
+    return _join_ranges(lowered, found)
 
 
 def _may_is_verb(text: str, at: int) -> bool:

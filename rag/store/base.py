@@ -41,6 +41,10 @@ class Filter:
     expired_at: float | None = None  # only points with valid_until before this (for purging)
     # Only points without a user_scope (documents) or with one of these (a user's own live results, "*").
     scope: tuple[str, ...] | None = None
+    # Place focus: points about one of these cities (``city_norm``) or countries (``country_code``),
+    # or about no one city (topic documents). Both empty: no restriction.
+    places: tuple[str, ...] = ()
+    countries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +54,8 @@ class Hit:
     payload: dict[str, Any]
 
 
-SearchMode = Literal["hybrid", "dense"]
+# hybrid: dense and sparse fused with RRF; dense or sparse: that retriever alone.
+SearchMode = Literal["hybrid", "dense", "sparse"]
 
 
 class VectorStore(Protocol):
@@ -76,7 +81,10 @@ class VectorStore(Protocol):
         flt: Filter | None = None,
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
-        """Best first; hybrid fuses dense and sparse rankings with RRF."""
+        """Best first; hybrid fuses dense and sparse rankings with RRF.
+
+        ``sparse`` mode with no sparse vector (a query of stop words only) finds nothing.
+        """
         ...
 
     async def get(self, ids: Sequence[str]) -> list[Hit]:

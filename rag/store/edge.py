@@ -118,21 +118,28 @@ class EdgeStore:
         f = _filter(flt) if flt else None
         dense_q = qe.Query.Nearest(dense, using=DENSE)
         if mode == "dense" or sparse is None or not sparse.indices:
+            if mode == "sparse":
+                return []  # a query of stop words only
             req = qe.QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True, with_vector=False)
         else:
-            pre = max(self._prefetch_limit, limit)
             sparse_q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
-            req = qe.QueryRequest(
-                limit=limit,
-                prefetches=[
-                    qe.Prefetch(limit=pre, query=dense_q, filter=f),
-                    qe.Prefetch(limit=pre, query=sparse_q, filter=f),
-                ],
-                query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
-                filter=f,
-                with_payload=True,
-                with_vector=False,
-            )
+            if mode == "sparse":
+                req = qe.QueryRequest(
+                    limit=limit, query=sparse_q, filter=f, with_payload=True, with_vector=False
+                )
+            else:
+                pre = max(self._prefetch_limit, limit)
+                req = qe.QueryRequest(
+                    limit=limit,
+                    prefetches=[
+                        qe.Prefetch(limit=pre, query=dense_q, filter=f),
+                        qe.Prefetch(limit=pre, query=sparse_q, filter=f),
+                    ],
+                    query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
+                    filter=f,
+                    with_payload=True,
+                    with_vector=False,
+                )
         found = await self._run(lambda: self._shard.query(req))
         return [Hit(str(r.id), float(r.score), dict(r.payload or {})) for r in found]
 
@@ -256,4 +263,12 @@ def _filter(flt: Filter) -> qe.Filter:
                 ]
             )
         )
+    if flt.places or flt.countries:
+        # About one of these places, or about no one city (topic documents): a should of alternatives.
+        focus: list[Any] = [qe.IsEmptyCondition("city_norm")]
+        if flt.places:
+            focus.append(qe.FieldCondition("city_norm", match=qe.MatchAny(list(flt.places))))
+        if flt.countries:
+            focus.append(qe.FieldCondition("country_code", match=qe.MatchAny(list(flt.countries))))
+        must.append(qe.Filter(should=focus))
     return qe.Filter(must=must or None, must_not=must_not or None)

@@ -129,29 +129,37 @@ class QdrantStore:
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
         f = _filter(flt) if flt else None
+        if mode == "sparse" and (sparse is None or not sparse.indices):
+            return []  # a query of stop words only
         try:
             if mode == "dense" or sparse is None or not sparse.indices:
                 res = await self._client.query_points(
                     self._collection, query=dense, using=DENSE, limit=limit, query_filter=f, with_payload=True
                 )
             else:
-                pre = max(self._prefetch_limit, limit)
-                res = await self._client.query_points(
-                    self._collection,
-                    prefetch=[
-                        models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
-                        models.Prefetch(
-                            query=models.SparseVector(indices=sparse.indices, values=sparse.values),
-                            using=SPARSE,
-                            limit=pre,
-                            filter=f,
-                        ),
-                    ],
-                    query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
-                    query_filter=f,
-                    limit=limit,
-                    with_payload=True,
-                )
+                sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
+                if mode == "sparse":
+                    res = await self._client.query_points(
+                        self._collection,
+                        query=sparse_q,
+                        using=SPARSE,
+                        limit=limit,
+                        query_filter=f,
+                        with_payload=True,
+                    )
+                else:
+                    pre = max(self._prefetch_limit, limit)
+                    res = await self._client.query_points(
+                        self._collection,
+                        prefetch=[
+                            models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
+                            models.Prefetch(query=sparse_q, using=SPARSE, limit=pre, filter=f),
+                        ],
+                        query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
+                        query_filter=f,
+                        limit=limit,
+                        with_payload=True,
+                    )
         except Exception as exc:
             raise IndexUnavailableError(f"search failed: {exc}") from exc
         return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in res.points]
@@ -278,4 +286,14 @@ def _filter(flt: Filter) -> models.Filter:
                 ]
             )
         )
+    if flt.places or flt.countries:
+        # About one of these places, or about no one city (topic documents): a should of alternatives.
+        focus: list[Any] = [models.IsEmptyCondition(is_empty=models.PayloadField(key="city_norm"))]
+        if flt.places:
+            focus.append(models.FieldCondition(key="city_norm", match=models.MatchAny(any=list(flt.places))))
+        if flt.countries:
+            focus.append(
+                models.FieldCondition(key="country_code", match=models.MatchAny(any=list(flt.countries)))
+            )
+        must.append(models.Filter(should=focus))
     return models.Filter(must=must or None, must_not=must_not or None)

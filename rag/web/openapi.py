@@ -151,7 +151,7 @@ def endpoints() -> list[Endpoint]:
         Endpoint(
             "post",
             "/v1/route",
-            "Which tools a message asks for, and what is missing",
+            "Which tools a message asks for, and what is missing (with a user_id, in its conversation)",
             "chat",
             "user",
             body=s.RouteRequest,

@@ -131,7 +131,13 @@ class RoutedTool(BaseModel):
     name: str
     params: dict[str, Any]
     confidence: float
-    via: str
+    via: str = Field(
+        description="command, keyword, semantic or llm; with a user_id also conversation (completed from "
+        "the trip) or followup (the conversation's last calls, changed as the message says)"
+    )
+    assumed: list[str] = Field(
+        default_factory=list, description="With a user_id: the parameters taken from the conversation"
+    )
 
 
 class RouteResponse(BaseModel):
@@ -139,6 +145,12 @@ class RouteResponse(BaseModel):
     tools: list[RoutedTool]
     missing: dict[str, list[str]] = Field(description="Tool name -> the required parameters not given")
     clarify: str | None = Field(None, description="A question that asks for what is missing")
+    followup: bool | None = Field(
+        None, description="With a user_id: whether the message changes the conversation's last calls"
+    )
+    assumed: str | None = Field(
+        None, description="With a user_id: the note saying what was taken from the conversation"
+    )
 
 
 class IngestCounts(BaseModel):
@@ -207,6 +219,10 @@ class ChatToolCall(BaseModel):
     from_index: bool
     ingested: int
     error: str | None = Field(None, description="The error code when the call failed")
+    assumed: list[str] = Field(
+        default_factory=list,
+        description="The parameters taken from the conversation (trip state, last calls), not the message",
+    )
 
 
 class ChatAnswer(BaseModel):

@@ -142,12 +142,18 @@ async def recall(request: web.Request) -> web.Response:
 
 @routes.post("/v1/route")
 async def route(request: web.Request) -> web.Response:
-    """Which tools a message asks for, with parameters, what is missing, and whether to search documents."""
+    """Which tools a message asks for, with parameters, what is missing, and whether to search documents.
+
+    With a user_id, as the chat would take it in that user's conversation (trip state, follow-ups),
+    without calling a tool or changing the conversation.
+    """
     body = await read_body(request, RouteRequest)
     require_user(request, body.user_id)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     if len(body.message) > limit:
         raise ValidationError(f"message: at most {limit} characters")
+    if body.user_id is not None:
+        return web.json_response(await request.app[keys.CHAT].preview(body.user_id, body.message))
     decision = await request.app[keys.ROUTER].route(body.message)
     return web.json_response(decision.to_json())
 

@@ -68,7 +68,15 @@ class RecallRequest(_Strict):
 
 class RouteRequest(_Strict):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-    user_id: UserId | None = None
+    user_id: UserId | None = Field(
+        None,
+        description=(
+            "Whose conversation the message continues: its trip state completes missing parameters "
+            "(tools[].assumed names them) and follow-ups ('what about Porto?', 'the day after instead') "
+            "change the conversation's last calls. Nothing is called and the conversation is not changed. "
+            "Without it, the message is routed on its own."
+        ),
+    )
 
 
 class ReindexRequest(_Strict):

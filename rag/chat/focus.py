@@ -1,0 +1,51 @@
+"""Which places a message's passages should come from: its own places, else the trip's. Pure.
+
+The index keeps other cities' guides out of the answer (rag.retrieval: topic documents always come),
+so "where should I stay?" in a conversation about Prague reads the Prague guide, "Lisbon or
+Barcelona?" reads both, and a question that names no place outside a trip searches everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from connectors.locations import fold
+from rag.chat.trip import TripState
+from rag.ingest.documents import norm
+from rag.routing.extract import Slots
+
+# Tools whose origin is where the traveller leaves from: its guide does not answer about the trip.
+_ROUTES = frozenset({"flight_search", "cheapest_dates"})
+
+
+def focus(
+    slots: Slots | None, trip: TripState, calls: Sequence[str], unknown: Sequence[str] = ()
+) -> tuple[list[str], list[str]]:
+    """(places as guides' ``city_norm`` values, countries as ISO alpha-2 codes) to search within.
+
+    ``calls``: the tools this message calls; ``unknown``: place-like text the catalogue could not
+    resolve (then the trip's place is not assumed: the traveller asks about somewhere else).
+    """
+    places, countries = [], []
+    if slots is not None:
+        mentions = slots.places
+        if _ROUTES & set(calls) and slots.origin and slots.destination:
+            mentions = [p for p in mentions if p is not slots.origin]
+        places = [norm(p.place.city_name) for p in mentions]
+        countries = [c.upper() for c in slots.countries]
+    if not places and not countries and not unknown and trip.destination_name:
+        places = [norm(trip.destination_name)]
+    return list(dict.fromkeys(places)), list(dict.fromkeys(countries))
+
+
+def search_text(text: str, slots: Slots | None) -> str:
+    """``text`` with its places named as the guides name them ("¿Es caro viajar a Londres?" -> "... a
+    London?"), so the keyword index and the embedding meet the guide's own words."""
+    if slots is None:
+        return text
+    out = text
+    for p in sorted(slots.places, key=lambda p: p.start, reverse=True):
+        name = p.place.city_name
+        if name and fold(p.text) != fold(name) and out[p.start : p.end] == p.text:
+            out = out[: p.start] + name + out[p.end :]
+    return out

@@ -1,0 +1,257 @@
+"""Follow-ups: a message that only changes the last search ("what about Porto?", "same dates but for 2
+adults", "the day after instead", "and the weather there?"), and the calls it stands for. Pure.
+
+A follow-up has no tool intent of its own (the router chose none) and, once its places, dates,
+travellers and a few filler words ("and", "what about", "same dates but", "instead", in the six
+languages) are set aside, says nothing else: "Is Porto nice in spring?" names a place but asks
+something else, so it is no follow-up. The last calls are then re-run with what the message changes;
+a change that no last call takes is not guessed at: the caller asks instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.chat.trip import ToolRequest
+from rag.routing.config import ToolRoute
+from rag.routing.extract import Slots
+from rag.routing.router import build_params
+
+PLACE_SLOTS = frozenset(
+    {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
+)
+DATE_SLOTS = frozenset({"start_date", "end_date"})
+
+# Words a follow-up may hold besides what it changes: joins, "what about", "same dates", "instead",
+# traveller and stay words whose numbers the extractor reads, in en/es/fr/de/pt/it.
+_FILLER = frozenset(
+    """
+    and what about how if same dates date but for from instead rather then ok okay please there with also
+    maybe try now just only the a an in to at on of so let's lets us me we i what's how's those that
+    this these one adults adult people persons travellers travelers guests kids children child nights
+    night stay trip search business economy premium first class direct nonstop
+    non stop under below cheaper than less max budget euros euro dollars dollar pounds pound
+    y qué que tal en para a el la los las lo mismas mismos mismo misma fechas pero con entonces mejor
+    adultos personas noches niños de del al desde por favor allí ahí ese esa esos esas cambio vez
+    et à pour le les mêmes même dates mais avec alors plutôt adultes personnes nuits enfants quoi sur
+    au aux du des un une là-bas là place s'il plaît depuis
+    und in für nach was ist mit gleiche gleichen gleichen daten aber dann lieber stattdessen
+    erwachsene personen nächte kinder wie wäre es dort bitte mal von ab
+    e em para o os as no na nos nas mesmas mesmos datas mas com então adultos pessoas noites crianças
+    lá ali vez disso quanto
+    per le stesse stessi date ma con allora invece adulti persone notti bambini ne dici di lì là da
+    """.split()
+)
+_NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "un": 1, "una": 1, "uno": 1, "une": 1, "um": 1, "ein": 1, "eine": 1, "einen": 1, "einem": 1,
+    "dos": 2, "deux": 2, "zwei": 2, "dois": 2, "duas": 2, "due": 2,
+    "tres": 3, "trois": 3, "drei": 3, "três": 3, "tre": 3,
+}  # fmt: skip
+# Tools a short follow-up can name without the router firing them ("and the weather there?").
+TOOL_NOUNS: Mapping[str, str] = {
+    **dict.fromkeys(
+        "weather forecast tiempo clima météo meteo wetter wettervorhersage previsão previsione".split(),
+        "weather_forecast",
+    ),
+    **dict.fromkeys(
+        "hotel hotels hôtel hôtels hoteles hotéis albergo alberghi unterkunft accommodation rooms".split(),
+        "hotel_search",
+    ),
+    **dict.fromkeys("flight flights vuelo vuelos vol vols flug flüge voo voos volo voli".split(), "flight_search"),
+    **dict.fromkeys("activities tours actividades activités aktivitäten atividades attività".split(), "activity_search"),
+}  # fmt: skip
+
+_N = r"(\d+|a|an|one|two|three|un|una|une|um|uma|ein|eine|einen|dos|deux|zwei|dois|duas|due|tres|trois|drei|três|tre)"
+_LATER = r"(later|after|afterwards|m[aá]s\s+tarde|despu[eé]s|plus\s+tard|apr[eè]s|sp[aä]ter|danach|mais\s+tarde|depois|dopo|pi[uù]\s+tardi)"
+_EARLIER = (
+    r"(earlier|before|sooner|antes|m[aá]s\s+temprano|plus\s+t[oô]t|avant|fr[uü]her|davor|mais\s+cedo|prima)"
+)
+_UNIT = r"(days?|weeks?|d[ií]as?|semanas?|jours?|semaines?|tage?n?|wochen?|giorn[oi]|settiman[ae])"
+_SHIFTS: list[tuple[re.Pattern[str], int | None]] = [
+    (re.compile(rf"\b{_N}\s+{_UNIT}\s+{_LATER}\b"), None),
+    (re.compile(rf"\b{_N}\s+{_UNIT}\s+{_EARLIER}\b"), None),
+    (re.compile(r"\b(?:the\s+)?(?:next|following)\s+day\b|\bthe\s+day\s+after\b(?!\s+tomorrow)"), 1),
+    (re.compile(r"\bthe\s+day\s+before\b"), -1),
+    (re.compile(r"\bel\s+d[ií]a\s+(?:siguiente|despu[eé]s)\b|\ble\s+lendemain\b|\bo\s+dia\s+(?:seguinte|depois)\b"), 1),
+    (re.compile(r"\bil\s+giorno\s+(?:dopo|seguente)\b|\bam\s+(?:n[aä]chsten\s+tag|tag\s+danach|folgetag)\b"), 1),
+    (re.compile(r"\bel\s+d[ií]a\s+(?:anterior|antes)\b|\bla\s+veille\b|\bo\s+dia\s+(?:anterior|antes)\b"), -1),
+    (re.compile(r"\bil\s+giorno\s+(?:prima|precedente)\b|\bam\s+(?:vortag|tag\s+davor)\b"), -1),
+]  # fmt: skip
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+")
+
+
+@dataclass
+class FollowUp:
+    """What a follow-up message asks for: the calls to make, or that it could not be applied."""
+
+    requests: list[ToolRequest] = field(default_factory=list)
+    assumed: dict[str, list[str]] = field(default_factory=dict)  # tool -> params from the conversation
+    named: list[str] = field(default_factory=list)  # tools the message named ("and the weather?")
+    shift: int | None = None  # days the dates moved
+    unadapted: list[str] = field(default_factory=list)  # last calls the change does not apply to
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    named: list[str]
+    shift: int | None
+    changes: bool  # whether the message changes a place, dates, travellers or the like
+
+
+def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
+    """Days a message moves the dates by ("the day after instead": 1, "a week earlier": -7), and where."""
+    lowered = text.lower()
+    for pattern, days in _SHIFTS:
+        m = pattern.search(lowered)
+        if not m:
+            continue
+        if days is not None:
+            return days, m.span()
+        n = _number(m.group(1))
+        if n is None:
+            continue
+        unit = 7 if m.group(2)[:3] in ("wee", "sem", "woc", "set") else 1
+        sign = -1 if re.fullmatch(_EARLIER, m.group(3)) else 1
+        return sign * n * unit, m.span()
+    return None
+
+
+def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape | None:
+    """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes."""
+    spans = [(p.start, p.end) for p in slots.places] + [(d.start, d.end) for d in slots.dates]
+    shifted = date_shift(text)
+    if shifted is not None:
+        spans.append(shifted[1])
+    lowered = text.lower()
+    for name in unknown_places:
+        at = lowered.find(name.lower())
+        if at >= 0:
+            spans.append((at, at + len(name)))
+    named: list[str] = []
+    for m in _WORD.finditer(lowered):
+        if any(s <= m.start() < e for s, e in spans):
+            continue
+        word = m.group(0).replace("’", "'")
+        if word in _FILLER or word.isdigit() or word in _NUMBER_WORDS:
+            continue
+        tool = TOOL_NOUNS.get(word)
+        if tool is None:
+            return None
+        if tool not in named:
+            named.append(tool)
+    changes = bool(
+        slots.places
+        or slots.dates
+        or shifted
+        or unknown_places
+        or any(
+            getattr(slots, n) is not None
+            for n in ("adults", "children", "infants", "nights", "cabin", "max_price")
+        )
+        or slots.nonstop
+    )
+    return Shape(named, shifted[0] if shifted else None, changes)
+
+
+def adapt(
+    base: ToolRequest, route: ToolRoute, slots: Slots, shift: int | None
+) -> tuple[dict[str, Any], list[str]] | None:
+    """``base``'s parameters changed as the message says, and those kept from ``base``; None when the
+    message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast)."""
+    fresh = build_params(route, slots, {})
+    params = dict(base.params)
+    starts = [p for p, s in route.params.items() if s == "start_date"]
+    ends = [p for p, s in route.params.items() if s == "end_date"]
+    if any(p in fresh for p in starts):
+        old_start = _date(next((params.get(p) for p in starts if p in params), None))
+        old_end = _date(next((params.get(p) for p in ends if p in params), None))
+        new_start = _date(next(fresh[p] for p in starts if p in fresh))
+        for p in ends:
+            params.pop(p, None)
+        if (
+            not any(p in fresh for p in ends)
+            and "nights" not in fresh
+            and old_start
+            and old_end
+            and new_start
+        ):
+            for p in ends:  # the same length of stay from the new day
+                params[p] = (new_start + (old_end - old_start)).isoformat()
+    elif shift:
+        moved = False
+        for p in (*starts, *ends):
+            day = _date(params.get(p))
+            if day is not None:
+                params[p] = (day + dt.timedelta(days=shift)).isoformat()
+                moved = True
+        if not moved:
+            return None
+    if "nights" in fresh and not any(p in fresh for p in ends):
+        for p in ends:
+            params.pop(p, None)
+    params.update(fresh)
+    if "check_out" in params and "nights" in params:
+        params.pop("nights")
+    if params == base.params or _same_place(params):
+        return None
+    kept = [p for p in params if p not in fresh and not (shift and p in (*starts, *ends))]
+    return params, kept
+
+
+def interpret(
+    shape_: Shape,
+    slots: Slots,
+    last: Sequence[ToolRequest],
+    routes: Mapping[str, ToolRoute],
+    *,
+    pending: bool = False,
+) -> FollowUp:
+    """The calls a follow-up stands for: the tools it names, else the last calls, changed as it says.
+
+    ``pending``: ``last`` are tools still waiting for details, which go on waiting (the caller asks
+    again) when the message does not give them."""
+    out = FollowUp(named=list(shape_.named), shift=shape_.shift)
+    if shape_.named:
+        # "and the weather there?": "there" is the trip's place now, which the caller completes from.
+        for name in shape_.named:
+            route = routes.get(name)
+            if route is not None:
+                out.requests.append(ToolRequest(name=name, params=build_params(route, slots, {})))
+                out.assumed[name] = []
+        return out
+    for call in last:
+        route = routes.get(call.name)
+        adapted = adapt(call, route, slots, shape_.shift) if route is not None else None
+        if adapted is None and pending and route is not None:
+            adapted = dict(call.params), list(call.params)
+        if adapted is None:
+            out.unadapted.append(call.name)
+            continue
+        out.requests.append(ToolRequest(name=call.name, params=adapted[0]))
+        out.assumed[call.name] = adapted[1]
+    return out
+
+
+def _same_place(params: Mapping[str, Any]) -> bool:
+    origin, destination = params.get("origin"), params.get("destination")
+    return bool(origin) and origin == destination
+
+
+def _date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _number(word: str) -> int | None:
+    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word)

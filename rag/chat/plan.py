@@ -1,0 +1,270 @@
+"""Which tools to call and what to ask, for one message in its conversation. Pure.
+
+One function of the router's decision and the trip state decides it, for the chat and for /v1/route:
+
+1. The message's own tools: those complete are called; those missing parameters take them from the
+   trip (destination, dates, travellers), and what was taken is said ("I assumed ... from our
+   conversation"). A place the catalogue does not know, or a date that cannot be read, is never
+   replaced by the trip's: the traveller meant something else, so they are asked.
+2. Otherwise a follow-up (rag.chat.followup) re-runs the last calls, or the ones still waiting for
+   details, with what it changes.
+3. A date in the past is asked about, never sent. An intent is never dropped: a tool asked for is
+   either called or named in a clarifying question.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.chat import followup
+from rag.chat.trip import FROM_TRIP, ToolRequest, TripState, complete_params, shift_trip, update_trip
+from rag.i18n import join_list, message, tool_label
+from rag.routing.config import ToolRoute
+from rag.routing.extract import Slots
+from rag.routing.router import RouteDecision
+
+_MONTH = (
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
+    r"septiembre|octubre|noviembre|diciembre|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|"
+    r"septembre|octobre|novembre|décembre|januar|februar|märz|maerz|juni|juli|oktober|dezember|janeiro|"
+    r"fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|gennaio|febbraio|aprile|maggio|"
+    r"giugno|luglio|settembre|ottobre|dicembre)[a-zé]*\.?"
+)
+# Date-like text: if the extractor read no date there, it is a date that does not exist ("February 30").
+_DATE_LIKE = re.compile(
+    rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th|er|º|\.)?\s+(?:de\s+|of\s+)?{_MONTH}(?!\w)"
+    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpecs:
+    """What the plan needs to know of the tools: their routes (required parameters, slots) and the
+    parameters each accepts."""
+
+    routes: Mapping[str, ToolRoute]
+    allowed: Mapping[str, frozenset[str]]
+
+
+@dataclass
+class PlannedCall:
+    name: str
+    params: dict[str, Any]
+    assumed: list[str]  # parameters taken from the conversation, not from this message
+    confidence: float
+    via: str  # the router's layer, "conversation" (completed from the trip) or "followup"
+
+    def to_json(self) -> dict[str, Any]:
+        """As /v1/route lists a tool (``assumed`` only when the conversation filled something)."""
+        out = {
+            "name": self.name,
+            "params": self.params,
+            "confidence": round(self.confidence, 4),
+            "via": self.via,
+        }
+        if self.assumed:
+            out["assumed"] = self.assumed
+        return out
+
+
+@dataclass
+class Plan:
+    trip: TripState  # the trip after this message; the chat stores it, /v1/route does not
+    calls: list[PlannedCall] = field(default_factory=list)
+    waiting: dict[str, list[str]] = field(default_factory=dict)  # tool -> parameters to ask for
+    questions: list[str] = field(default_factory=list)
+    followup: bool = False
+    assumed_note: str | None = None
+
+    @property
+    def clarify(self) -> str | None:
+        return " ".join(self.questions) or None
+
+    def remember(self, made: list[str]) -> TripState:
+        """The trip with ``made`` (the calls that went out) as the calls a follow-up will change."""
+        if not made:
+            return self.trip
+        last = [ToolRequest(name=c.name, params=c.params) for c in self.calls if c.name in made]
+        return self.trip.model_copy(update={"last_calls": last})
+
+
+def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.date, lang: str) -> Plan:
+    """The calls to make and the questions to ask for one message, given its conversation's trip."""
+    slots = decision.slots or Slots()
+    unknown = unknown_places(decision)
+    if decision.slots is not None:
+        trip = update_trip(trip, decision.slots)
+    if trip.start_date is not None and trip.start_date < today:
+        trip = trip.model_copy(update={"start_date": None, "end_date": None})  # never a trip's date
+    unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
+    out = Plan(trip=trip)
+    requests: list[tuple[str, dict[str, Any], list[str], float, str]] = []
+    if decision.tools or decision.missing:
+        requests += [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
+        requests += [
+            (n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing
+        ]
+    else:
+        shape = followup.shape(slots.text, slots, unknown) if decision.slots is not None else None
+        base = trip.pending or trip.last_calls or []
+        if shape is not None and (shape.named or (shape.changes and base)):
+            out.followup = True
+            if unknown and not shape.named:
+                out.questions.append(message(lang, "unknown_place", name=unknown[0]))
+            else:
+                f = followup.interpret(shape, slots, base, specs.routes, pending=bool(trip.pending))
+                if f.shift:
+                    out.trip = shift_trip(out.trip, f.shift)
+                requests += [
+                    (r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests
+                ]
+                if not f.requests:
+                    out.questions.append(_unclear(lang, [c.name for c in base]))
+    pending: list[ToolRequest] = []
+    passed: dict[str, str] = {}  # tool -> a date of it that has passed
+    for name, params, assumed, confidence, via in requests:
+        route = specs.routes.get(name)
+        if route is None or name in out.waiting or any(c.name == name for c in out.calls):
+            continue
+        keep_out = frozenset(
+            p
+            for p, s in route.params.items()
+            if (unknown and s in followup.PLACE_SLOTS) or (unread and s in followup.DATE_SLOTS)
+        )
+        completed, taken = complete_params(
+            params, route.required, set(specs.allowed.get(name, route.params)), out.trip, keep_out=keep_out
+        )
+        gaps = [p for p in route.required if completed.get(p) in (None, "")]
+        past = [p for p in _date_params(route, completed) if _before(completed[p], today)]
+        if past:
+            # Asked again, never sent: the tool would refuse it, and the trip's dates are not the answer.
+            passed[name] = str(completed[past[0]])
+            gaps += [p for p in _start_params(route) if p not in gaps] or past
+            for p in _date_params(route, completed):
+                completed.pop(p, None)
+        if gaps:
+            out.waiting[name] = gaps
+            pending.append(ToolRequest(name=name, params=completed))
+            continue
+        out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
+    out.questions += _questions(out.waiting, specs.routes, unknown, unread, passed, lang)
+    # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
+    out.trip = out.trip.model_copy(update={"pending": pending or None})
+    out.assumed_note = _assumed_note(out.calls, out.trip, lang)
+    return out
+
+
+def unknown_places(decision: RouteDecision) -> list[str]:
+    """Place-like text in the message that the catalogue could not resolve ("hotels in Zzyzx")."""
+    found = getattr(decision, "unknown_places", None)  # the router's, where it reports them
+    if not found and decision.slots is not None:
+        found = decision.slots.unknown_places
+    return list(found or [])
+
+
+def _read(span: tuple[int, int], slots: Slots) -> bool:
+    return any(d.start < span[1] and span[0] < d.end for d in slots.dates)
+
+
+def _date_params(route: ToolRoute, params: Mapping[str, Any]) -> list[str]:
+    dated = {p for p, s in route.params.items() if s in followup.DATE_SLOTS}
+    dated |= {p for p, f in FROM_TRIP.items() if f in ("start_date", "end_date")}
+    return [p for p in params if p in dated]
+
+
+def _start_params(route: ToolRoute) -> list[str]:
+    return [p for p, s in route.params.items() if s == "start_date" and p in route.required]
+
+
+def _before(value: Any, today: dt.date) -> bool:
+    if isinstance(value, str):
+        try:
+            value = dt.date.fromisoformat(value)
+        except ValueError:
+            return False
+    return isinstance(value, dt.date) and value < today
+
+
+def _questions(
+    waiting: Mapping[str, list[str]],
+    routes: Mapping[str, ToolRoute],
+    unknown: list[str],
+    unread: list[str],
+    passed: Mapping[str, str],
+    lang: str,
+) -> list[str]:
+    """One question per tool waiting: an unknown place named first, then what is missing."""
+    questions: list[str] = []
+    place_asked = False
+    for name, gaps in waiting.items():
+        route = routes[name]
+        asks = list(gaps)
+        if unknown and any(route.params.get(p) in followup.PLACE_SLOTS for p in gaps):
+            if not place_asked:
+                questions.append(message(lang, "unknown_place", name=unknown[0]))
+                place_asked = True
+            asks = [p for p in asks if route.params.get(p) not in followup.PLACE_SLOTS]
+        if name in passed:
+            questions.append(_say(lang, "past_date", "{date} has already passed.", date=passed[name]))
+        elif unread and any(route.params.get(p) in followup.DATE_SLOTS for p in asks):
+            questions.append(_say(lang, "unread_date", "I couldn't read the date '{date}'.", date=unread[0]))
+        if asks:
+            phrases = [_say(lang, f"ask.{name}.{p}", route.ask.get(p, p.replace("_", " "))) for p in asks]
+            questions.append(
+                message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, phrases))
+            )
+    return questions
+
+
+def _unclear(lang: str, tools: list[str]) -> str:
+    labels = join_list(lang, [tool_label(lang, t) for t in dict.fromkeys(tools)])
+    return _say(
+        lang,
+        "followup_unclear",
+        "I'm not sure how to change the last search ({tools}) that way: tell me what to look up.",
+        tools=labels,
+    )
+
+
+def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str | None:
+    """ "I assumed Lisbon, 2027-05-02 → 2027-05-05 from our conversation." for what the trip filled."""
+    names = {trip.destination: trip.destination_name, trip.origin: trip.origin_name}
+    items: list[str] = []
+    for call in calls:
+        assumed = set(call.assumed)
+        starts = [p for p in ("departure_date", "check_in", "start_date") if p in assumed]
+        ends = [p for p in ("return_date", "check_out") if p in assumed]
+        for p in call.assumed:
+            value = call.params.get(p)
+            if value is None or p in ends:
+                continue
+            if p in starts:
+                end = next((call.params[e] for e in ends), None)
+                item = f"{value} → {end}" if end else str(value)
+            elif p in ("origin", "destination", "city", "keyword"):
+                item = str(names.get(value) or value)
+            elif isinstance(value, bool):
+                item = p.replace("_", " ")
+            elif isinstance(value, int):
+                item = f"{value} {p.replace('_', ' ')}"  # "2 adults", "3 nights"
+            else:
+                item = f"{p.replace('_', ' ')} {value}"
+            if item not in items:
+                items.append(item)
+        for e in ends:
+            if not starts and call.params.get(e) is not None and str(call.params[e]) not in items:
+                items.append(str(call.params[e]))
+    return message(lang, "assumed", items=join_list(lang, items)) if items else None
+
+
+def _say(lang: str, key: str, fallback: str, **kwargs: Any) -> str:
+    """A catalogue phrase, or ``fallback`` (English) while the catalogue lacks the key."""
+    try:
+        return message(lang, key, **kwargs)
+    except KeyError:
+        return fallback.format(**kwargs)

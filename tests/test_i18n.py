@@ -1,0 +1,307 @@
+"""Other languages: detection, the message catalogue, the composer and the LLM prompt in the traveller's
+language, and Spanish, French, German, Portuguese and Italian requests through the real router."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import yaml
+from openai import AsyncOpenAI
+
+from connectors.locations import LocationCatalogue
+from connectors.tools import TOOLS
+from rag.chat.composer import Passage, ToolAnswer, compose
+from rag.chat.generate import LLMWriter
+from rag.embedding.onnx import OnnxEmbedder
+from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, placeholders, tool_label
+from rag.routing.config import DEFAULT_PATH, load_config
+from rag.routing.router import Router
+from rag.settings import EmbeddingSettings
+from tests.llm_stub import Script, create_stub
+
+TODAY = dt.date(2026, 11, 21)  # a Saturday
+
+
+# --- detection ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("hotel en Lisboa", "es"),
+        ("¿Qué puedo hacer en Lisboa con niños?", "es"),
+        ("Hotel en Lisboa del 12 al 15 de mayo", "es"),
+        ("dónde alojarse en Madrid", "es"),
+        ("vuelos a Madrid", "es"),
+        ("Que voir à Rome en deux jours ?", "fr"),
+        ("vols de Paris à Rome le 4 avril", "fr"),
+        ("Wetter morgen in Köln", "de"),
+        ("Wetter in München morgen", "de"),
+        ("was kann man in Berlin machen", "de"),
+        ("voos de Lisboa para Madrid amanhã", "pt"),
+        ("o que fazer em Lisboa", "pt"),
+        ("meteo a Firenze domani", "it"),
+        ("albergo a Roma", "it"),
+        ("cosa vedere a Roma", "it"),
+    ],
+)
+def test_the_language_of_short_travel_messages(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you find me a hotel in Nairobi.",
+        "kansas city to las vegas economy",
+        "lon par 5 may",  # "par" is French, the message is not
+        "hotel in Rome",
+        "flights to Rio de Janeiro",
+        "hotel in Playa del Carmen",
+        "weather in San Jose tomorrow",
+        "what about Porto?",
+        "Paris",
+        "tokyo?",
+        "Nice",
+        "hi",
+        "👍🏨✈️",
+        "",
+        "   ",
+        "東京のホテル",  # another script: not one of ours
+        "hotel в Москве",  # mixed scripts
+        "Lisboa " * 400,  # 2,400 characters of a name alone
+    ],
+)
+def test_unsure_or_english_messages_are_english(text: str) -> None:
+    assert detect_language(text) == "en"
+
+
+def test_a_long_message_is_read_by_its_opening() -> None:
+    long = "Quiero un hotel en Lisboa para el puente de mayo, cerca del centro y con desayuno. " * 30
+    assert len(long) > 2000 and detect_language(long) == "es"
+
+
+# --- the message catalogue ---------------------------------------------------------------------------
+
+
+def test_the_catalogue_has_every_key_in_every_language_with_the_same_placeholders() -> None:
+    table = catalogue()
+    assert set(table) == set(LANGUAGES)
+    english = table["en"]
+    for lang in LANGUAGES:
+        assert set(table[lang]) == set(english), lang
+        for key, template in table[lang].items():
+            assert template.strip(), (lang, key)
+            assert placeholders(template) == placeholders(english[key]), (lang, key)
+
+
+def test_the_catalogue_names_every_tool_and_asks_for_every_required_parameter() -> None:
+    raw = yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))
+    english = catalogue()["en"]
+    for name, route in raw["tools"].items():
+        assert f"tool.{name}" in english, name
+        for param, question in route["ask"].items():
+            assert english[f"ask.{name}.{param}"] == question, (name, param)
+
+
+def test_messages_fall_back_to_english_and_fill_their_placeholders() -> None:
+    assert message("es", "unknown_place", name="Zzyzx").startswith("No conozco ningún lugar llamado 'Zzyzx'")
+    assert message("xx", "unknown_place", name="Zzyzx") == (
+        "I don't know a place called 'Zzyzx' — which city do you mean?"
+    )
+    asks = [message("de", "ask.flight_search.origin"), message("de", "ask.flight_search.departure_date")]
+    assert message(
+        "de", "clarify_tool", what=tool_label("de", "flight_search"), asks=join_list("de", asks)
+    ) == ("Für Flüge sag mir bitte, von wo du abfliegst und an welchem Tag du abreisen möchtest.")
+    with pytest.raises(KeyError):
+        message("en", "no_such_key")
+
+
+# --- the composer and the LLM prompt -----------------------------------------------------------------
+
+PASSAGE = Passage(
+    "guides/lisbon.md",
+    "Lisbon",
+    "Lisbon > With children",
+    "Lisbon > With children\n\nThe Oceanarium is a favourite with children of every age. "
+    "Trams climb the hills to the castle every few minutes.",
+    "seed",
+)
+
+
+def test_the_composer_speaks_spanish() -> None:
+    flights = ToolAnswer("flight_search", ["LIS-MAD 2026-11-22 89 EUR"], sandbox=True)
+    weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
+    hotels = ToolAnswer("hotel_search")
+    answer = compose(
+        "vuelos", [PASSAGE], [flights, weather, hotels], clarify="¿Desde dónde sales?", lang="es"
+    )
+    lines = answer.text.split("\n")
+    assert lines[0] == "Esto es lo que he encontrado: vuelos."
+    assert "Vuelos:" in lines and "- LIS-MAD 2026-11-22 89 EUR" in lines
+    assert (
+        "No he podido obtener el pronóstico del tiempo: el proveedor ha tardado demasiado en responder."
+        in lines
+    )
+    assert "No he encontrado hoteles para esa búsqueda." in lines
+    assert message("es", "sandbox_notice") in lines and lines[-2] == "¿Desde dónde sales?"
+    assert lines[-1].startswith("Fuentes: [1] Lisbon > With children")
+    guides = compose("¿Qué hacer en Lisboa con niños?", [PASSAGE], [], lang="es")
+    assert guides.text.startswith("De las guías de viaje de Wayfarer (Lisbon):")
+    assert compose("?", [], [], lang="es").text == "Todavía no tengo nada sobre eso en mis guías de viaje."
+
+
+def test_the_composer_in_english_is_unchanged() -> None:
+    flights = ToolAnswer(
+        "flight_search", ["LIS-MAD 89 EUR"], from_index=True, fetched_at="2026-11-21 09:00 UTC"
+    )
+    weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
+    text = compose("flights", [], [flights, weather]).text
+    assert text.split("\n")[:4] == [
+        "Here is what I found for flights.",
+        "Flights (from results fetched at 2026-11-21 09:00 UTC):",
+        "- LIS-MAD 89 EUR",
+        "I couldn't get the forecast: Provider timed out",
+    ]
+
+
+def test_the_llm_prompt_asks_for_the_travellers_language() -> None:
+    writer = LLMWriter(
+        AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1"), "m", today=lambda: TODAY
+    )
+    assert "Write the whole answer in French" in writer.system_prompt({}, "(no data)", "fr")
+    assert "Write the whole answer in English" in writer.system_prompt({}, "(no data)")
+    assert "Write the whole answer in English" in writer.system_prompt({}, "(no data)", "xx")
+
+
+# --- through the service -----------------------------------------------------------------------------
+
+
+async def _chat(client: Any, text: str) -> dict[str, Any]:
+    resp = await client.post("/v1/chat", json={"user_id": "u-i18n", "message": text})
+    assert resp.status == 200, await resp.text()
+    return dict(await resp.json())
+
+
+async def test_a_spanish_question_is_answered_with_spanish_phrases(client) -> None:  # type: ignore[no-untyped-def]
+    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?")
+    assert body["text"].startswith("De las guías de viaje de Wayfarer"), body["text"]
+
+
+async def test_a_spanish_question_is_answered_from_the_lisbon_guide(client) -> None:  # type: ignore[no-untyped-def]
+    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?")
+    docs = [s["id"] for s in body["sources"] if s["kind"] == "document"]
+    assert docs and all(d.startswith(("guides/lisbon", "topics/")) for d in docs), docs
+
+
+@pytest.fixture
+async def llm_chat(aiohttp_client, aiohttp_server, make_settings, small_seed):  # type: ignore[no-untyped-def]
+    from rag.web.app import create_app
+
+    script = Script()
+    server = await aiohttp_server(create_stub(script))
+    settings = make_settings(
+        WAYFARER_INDEX__SEED_DIR=str(small_seed),
+        WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
+        WAYFARER_LLM__MODEL="stub",
+        WAYFARER_LLM__TIMEOUT_SECONDS="1",
+        WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS="1",
+    )
+    return script, await aiohttp_client(create_app(settings))
+
+
+async def test_the_model_is_told_to_answer_in_the_messages_language(llm_chat) -> None:  # type: ignore[no-untyped-def]
+    script, client = llm_chat
+    script.replies = [("tools", {}), ("stream", "Le Colisée se visite le matin [1].")]
+    body = await _chat(client, "Que voir à Rome en deux jours ?")
+    assert body["text"] == "Le Colisée se visite le matin [1]."
+    system = script.requests[-1]["messages"][0]["content"]
+    assert "Write the whole answer in French" in system
+
+
+# --- through the real router -------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def router() -> AsyncIterator[Router]:
+    emb = await OnnxEmbedder.load(EmbeddingSettings())
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return await emb.embed_documents(texts)
+
+    yield await Router.create(
+        load_config(known_tools=set(TOOLS)), LocationCatalogue.load(), embed, today=lambda: TODAY
+    )
+    await emb.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "params"),
+    [
+        (
+            "Hotel en Lisboa del 12 al 15 de mayo",
+            "hotel_search",
+            {"city": "LIS", "check_in": "2027-05-12", "check_out": "2027-05-15"},
+        ),
+        (
+            "vols de Paris à Rome le 4 avril",
+            "flight_search",
+            {"origin": "PAR", "destination": "ROM", "departure_date": "2027-04-04"},
+        ),
+        ("Wetter in München morgen", "weather_forecast", {"start_date": "2026-11-22"}),
+        (
+            "voos de Lisboa para Madrid amanhã",
+            "flight_search",
+            {"origin": "LIS", "destination": "MAD", "departure_date": "2026-11-22"},
+        ),
+        ("meteo a Firenze domani", "weather_forecast", {"start_date": "2026-11-22"}),
+        (
+            "albergo a Roma per tre notti dal 5 maggio",
+            "hotel_search",
+            {"city": "ROM", "check_in": "2027-05-05", "nights": 3},
+        ),
+    ],
+)
+async def test_other_languages_pick_the_right_tool(
+    router: Router, text: str, tool: str, params: dict[str, Any]
+) -> None:
+    d = await router.route(text)
+    assert [t.name for t in d.tools] == [tool] and not d.missing, (d.tools, d.missing)
+    assert params.items() <= d.tools[0].params.items(), d.tools[0].params
+
+
+async def test_the_weather_place_keeps_its_city(router: Router) -> None:
+    munich = (await router.route("Wetter in München morgen")).tools[0].params["city"]
+    florence = (await router.route("meteo a Firenze domani")).tools[0].params["city"]
+    assert munich in ("Munich", "München") and florence in ("Florence", "Firenze")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "¿Qué puedo hacer en Lisboa con niños?",
+        "Que voir à Rome en deux jours ?",
+        "was kann man in Berlin machen",
+        "o que fazer em Lisboa",
+        "cosa vedere a Roma",
+        "dónde alojarse en Madrid",
+        "cuántos habitantes tiene Madrid",
+        "merci beaucoup",
+    ],
+)
+async def test_other_language_knowledge_questions_call_no_tool(router: Router, text: str) -> None:
+    d = await router.route(text)
+    assert d.tools == [] and d.missing == {} and d.use_rag, (d.tools, d.missing)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hotel en Madrid el 31 de febrero", "vuelos de Madrid a Roma el 12 de mayo de 2020"],
+)
+async def test_impossible_or_past_dates_are_asked_for_not_guessed(router: Router, text: str) -> None:
+    d = await router.route(text)
+    assert d.tools == [] and d.missing, (d.tools, d.missing)
+    assert any("date" in p or p == "check_in" for params in d.missing.values() for p in params)
