@@ -272,7 +272,7 @@ def test_tools_call_by_hand(tmp_path: Path) -> None:
     listed = json.loads(wayfarer("tools", "list", cwd=tmp_path).stdout)
     assert len(listed) == 7
     bad = wayfarer(
-        "tools", "call", "hotel_search", '{"city": "Atlantis", "check_in": "2099-01-01"}', cwd=tmp_path
+        "tools", "call", "hotel_search", '{"city": "Zzyzxville", "check_in": "2099-01-01"}', cwd=tmp_path
     )
     assert bad.returncode == 2 and "unknown_location" in bad.stderr and "Traceback" not in bad.stderr
     broken = wayfarer("tools", "call", "hotel_search", "{city", cwd=tmp_path)

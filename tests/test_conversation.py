@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from rag.chat.followup import date_shift, shape
+from rag.routing.extract import Slots
 from rag.settings import SEED_DIR
 
 # Guides that compete for travel questions ("where to stay", "nightlife"), and the topic documents.
@@ -67,6 +69,40 @@ def only_call(body: dict[str, Any]) -> dict[str, Any]:
 
 def guides_cited(body: dict[str, Any]) -> set[str]:
     return {s["id"] for s in body["sources"] if s["kind"] == "document" and s["id"].startswith("guides/")}
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("the day after instead", 1),
+        ("a day earlier", -1),
+        ("two days later please", 2),
+        ("a week later", 7),
+        ("¿y el día siguiente?", 1),
+        ("et la veille ?", -1),
+        ("einen Tag später", 1),
+        ("o dia seguinte", 1),
+        ("il giorno prima", -1),
+        ("the day after tomorrow", None),  # a date, not a shift
+    ],
+)
+def test_date_shifts_in_six_languages(text: str, days: int | None) -> None:
+    found = date_shift(text)
+    assert (found[0] if found else None) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "follow_up"),
+    [
+        ("same dates but for 2 adults", True),
+        ("and the weather there?", True),
+        ("how about for 3 people instead", True),
+        ("What should I pack for Porto?", False),
+        ("is it worth it?", False),
+    ],
+)
+def test_what_is_shaped_as_a_follow_up(text: str, follow_up: bool) -> None:
+    assert (shape(text, Slots(text=text)) is not None) is follow_up
 
 
 async def test_what_about_porto_searches_hotels_there_for_the_same_dates(tools_only) -> None:  # type: ignore[no-untyped-def]

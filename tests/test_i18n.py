@@ -58,6 +58,10 @@ def test_the_language_of_short_travel_messages(text: str, lang: str) -> None:
         "Can you find me a hotel in Nairobi.",
         "kansas city to las vegas economy",
         "lon par 5 may",  # "par" is French, the message is not
+        "ho chi minh",  # a name: the model alone would say Italian
+        "hi ai",
+        "im not sure",
+        "wake me at 6am",
         "hotel in Rome",
         "flights to Rio de Janeiro",
         "hotel in Playa del Carmen",

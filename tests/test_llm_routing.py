@@ -42,7 +42,7 @@ async def test_tool_calls_decide_and_the_extractor_grounds_values(setup) -> None
     script.replies = [
         (
             "tools",
-            {"flight_search": {"origin": "Atlantis", "destination": "PAR", "departure_date": "2027-01-09"}},
+            {"flight_search": {"origin": "Zzyzxville", "destination": "PAR", "departure_date": "2027-01-09"}},
         )
     ]
     body = await route(client, "get me to Paris from Rome on January 9")
