@@ -159,11 +159,16 @@ def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape 
 
 
 def adapt(
-    base: ToolRequest, route: ToolRoute, slots: Slots, shift: int | None
+    base: ToolRequest, route: ToolRoute, slots: Slots, shift: int | None, *, pending: bool = False
 ) -> tuple[dict[str, Any], list[str]] | None:
     """``base``'s parameters changed as the message says, and those kept from ``base``; None when the
-    message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast)."""
+    message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast).
+
+    ``pending``: ``base`` waits for a place the assistant asked about, so a place named alone answers
+    that question ("London" after "where are you flying from?") instead of replacing the one it has."""
     fresh = build_params(route, slots, {})
+    if pending:
+        fresh = _answering(fresh, base.params, route)
     params = dict(base.params)
     starts = [p for p, s in route.params.items() if s == "start_date"]
     ends = [p for p, s in route.params.items() if s == "end_date"]
@@ -226,7 +231,7 @@ def interpret(
         return out
     for call in last:
         route = routes.get(call.name)
-        adapted = adapt(call, route, slots, shape_.shift) if route is not None else None
+        adapted = adapt(call, route, slots, shape_.shift, pending=pending) if route is not None else None
         if adapted is None and pending and route is not None:
             adapted = dict(call.params), list(call.params)
         if adapted is None:
@@ -234,6 +239,22 @@ def interpret(
             continue
         out.requests.append(ToolRequest(name=call.name, params=adapted[0]))
         out.assumed[call.name] = adapted[1]
+    return out
+
+
+def _answering(fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute) -> dict[str, Any]:
+    """A place the message gives moved to the place parameter still missing, when the one the
+    extractor put it in is already known."""
+    wanted = [p for p in route.required if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
+    out = dict(fresh)
+    for p in list(out):
+        if (
+            wanted
+            and route.params.get(p) in PLACE_SLOTS
+            and have.get(p) not in (None, "")
+            and p not in wanted
+        ):
+            out[wanted.pop(0)] = out.pop(p)
     return out
 
 

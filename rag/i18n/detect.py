@@ -30,7 +30,7 @@ LANGUAGE_NAMES = {
 
 # Words that mark a language in a travel message. A word listed for several languages counts for each
 # in part. Left out on purpose: words that are also English ("a", "me", "no", "per", "was", "will", "die",
-# "come", "son") and words of common place names ("la", "le", "los", "las", "san", "de", "del", "santa").
+# "come", "son", "ai", "am", "im") and words of common place names ("la", "le", "los", "las", "san", "de", "del", "santa").
 _MARKERS: dict[str, str] = {
     "en": (
         "the what is are from to for find me my show flights flight weather forecast hotels tomorrow today "
@@ -57,7 +57,7 @@ _MARKERS: dict[str, str] = {
     "de": (
         "in wetter morgen übermorgen heute nächste nächsten nächster woche wochenende flug flüge fliegen "
         "unterkunft übernachten zimmer nach von ich möchte suche finde brauche kann man machen sehen "
-        "sehenswürdigkeiten wo wie wann welche welcher viel kostet günstig billig mit für und ist im am "
+        "sehenswürdigkeiten wo wie wann welche welcher viel kostet günstig billig mit für und ist "
         "zum zur vom bis tage tagen nächte nacht kinder kindern erwachsene personen januar februar märz "
         "mai juni juli oktober dezember montag dienstag mittwoch "
         "donnerstag freitag samstag sonntag zwei drei vier fünf regnet regnen kalt vorhersage"
@@ -73,7 +73,7 @@ _MARKERS: dict[str, str] = {
     "it": (
         "in che cosa dove quando quanto quanta posso voglio vorrei cerco cercare fare vedere volo voli "
         "albergo alberghi alloggio dormire meteo tempo previsioni domani oggi dopodomani prossimo "
-        "prossima settimana giorni notti notte bambini con da fino al alla alle ai agli il un una uno e è "
+        "prossima settimana giorni notti notte bambini con da fino al alla alle agli il un una uno e è "
         "c'è ci sono economico economica gennaio febbraio marzo aprile maggio giugno luglio agosto "
         "settembre ottobre novembre dicembre lunedì martedì mercoledì giovedì venerdì sabato domenica "
         "due tre quattro cinque persone adulti piove pioverà farà caldo freddo biglietti biglietto"
@@ -84,7 +84,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _LATIN = re.compile(r"[a-zA-ZÀ-ÿ]")
 _MAX_CHARS = 600  # the opening of a long message says its language as well as the whole
 _MIN_MODEL_PROB = 0.9  # the model alone decides only when sure and the message has some words
-_MIN_MODEL_WORDS = 3
+_MIN_MODEL_WORDS = 4  # "ho chi minh" is a name, not Italian
 _MARGIN = 0.25  # another language must beat English by this much
 
 
