@@ -180,11 +180,13 @@ def extract(
     today: dt.date,
     order: DateOrder = "MDY",
     country: str | None = None,
+    lang: str = "en",
 ) -> Slots:
-    """``country``: the conversation's country (the trip's), which settles shared names ("Paris")."""
+    """``country``: the conversation's country (the trip's), which settles shared names ("Paris");
+    ``lang``: the message's language, for its dates ("el 12 de mayo")."""
     slots = Slots(text=text)
     lowered = text.lower()
-    slots.dates = find_dates(text, today, order)
+    slots.dates = find_dates(text, today, order, lang)
     date_spans = [(d.start, d.end) for d in slots.dates]
     mentions = find_places(text, catalogue, date_spans, country)
     slots.places, slots.countries, slots.unknown_places = (

@@ -205,7 +205,7 @@ class Router:
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share."""
         text = " ".join(message.split())
-        slots = extract(text, self.catalogue, self._today(), self._order, country)
+        slots = extract(text, self.catalogue, self._today(), self._order, country, detect_language(text))
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
