@@ -1,77 +1,327 @@
-"""Fit the router's per-tool thresholds on part of a labelled set and report on the rest.
+"""Fit the router's semantic layer and report routing quality before and after.
 
-    python scripts/fit_routing.py [--data tests/data/routing_dev.jsonl] [--write]
+    python scripts/fit_routing.py [--write]             # the tool classifier
+    python scripts/fit_routing.py --examples [--write]  # the examples' thresholds in routes.yaml
 
-Messages are split by a hash of their text (60% fit, 40% held out). Thresholds are fitted by coordinate
-ascent on exact-match accuracy over the fit part; --write stores them in rag/routing/routes.yaml.
+The tool classifier (rag/routing/classifier.py) is one calibrated logistic head per tool plus "none"
+over the query embedding. It is fitted on the public intent messages (../shared/data, CLINC150 and
+SNIPS train/validation splits mapped to our tools) minus a held-out fifth, our dev set
+(tests/data/routing_dev.jsonl, weighted up: it says what our tools mean) and the examples in
+routes.yaml. Public "things to do in X" messages are left out: the public mapping calls them activity
+searches, our own labels answer them from the guides. Scores are calibrated by Platt scaling on 5-fold
+out-of-fold scores, and the decision thresholds are fitted on those out-of-fold probabilities, through
+the router's own ``decide``, so the dev figures printed are out-of-fold too. --write stores the weights
+and thresholds in rag/routing/tool_classifier.npz. Never fitted on: the public held-out fifth and
+tests/data/routing_test.jsonl (reported for figures).
+
+--examples fits, as before the classifier, the per-tool thresholds of the examples' scores (used for
+tools the classifier does not know, or with another embedding model) on 60% of the dev set and stores
+them in routes.yaml with --write.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import dataclasses
+import datetime as dt
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from connectors.locations import LocationCatalogue  # noqa: E402
-from rag.embedding.factory import create_embedder, create_query_embedder  # noqa: E402
-from rag.routing.config import DEFAULT_PATH, load_config  # noqa: E402
+from rag.routing.classifier import (  # noqa: E402
+    DEFAULT_PATH as CLASSIFIER_PATH,
+)
+from rag.routing.classifier import (  # noqa: E402
+    NONE,
+    Classification,
+    Thresholds,
+    ToolClassifier,
+    sigmoid,
+)
+from rag.routing.config import DEFAULT_PATH, RoutingConfig, load_config  # noqa: E402
 from rag.routing.evaluation import format_report, report, split  # noqa: E402
-from rag.routing.router import Analysis, Router, decide  # noqa: E402
-from rag.settings import Settings  # noqa: E402
+from rag.routing.router import _CLAUSE, Analysis, Router, decide  # noqa: E402
+from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_rows  # noqa: E402
+
+TODAY = dt.date(2026, 11, 21)  # fixed, so relative dates in the messages resolve the same every run
+C = 4.0  # inverse L2 strength; 1 to 16 measured within noise on the out-of-fold objective
+OWN_WEIGHT = 5.0  # a dev or routes.yaml message counts as five public ones when fitting the heads
+DEV_WEIGHT = 20.0  # and as twenty when fitting the thresholds: exact-match on our own traffic first
+FOLDS = 5
+GRID = [round(0.05 * i, 2) for i in range(1, 20)] + [1.01]
+PROBES = ["find me a hotel in Rome", "will it rain tomorrow", "play some jazz"]
 
 
-def predicted(router: Router, a: Analysis) -> set[str]:
-    """What the router decides for an analysed message, without parameters (they do not change intent)."""
+@dataclasses.dataclass
+class Part:
+    name: str
+    rows: list[dict[str, Any]]
+    analyses: list[Analysis]
+    vectors: list[np.ndarray]  # per message: its vector, then its clauses'
+
+
+def clause_texts(text: str) -> list[str]:
+    """The clauses the router embeds beside the message (Router.analyse)."""
+    text = " ".join(text.split())
+    return [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
+
+
+def expected(row: dict[str, Any]) -> set[str]:
+    return set(row["expected_tools"])
+
+
+async def analyse(router: Router, embed: CachedEmbed, name: str, rows: list[dict[str, Any]]) -> Part:
+    texts = [r["text"] for r in rows]
+    clauses = [clause_texts(t) for t in texts]
+    message = await embed.matrix(texts)
+    flat = await embed.matrix([c for cs in clauses for c in cs])
+    vectors, offset = [], 0
+    for i, cs in enumerate(clauses):
+        vectors.append(np.vstack([message[i : i + 1], flat[offset : offset + len(cs)]]))
+        offset += len(cs)
+    analyses = [await router.analyse(t, message[i].tolist()) for i, t in enumerate(texts)]
+    return Part(name, rows, analyses, vectors)
+
+
+def predicted(a: Analysis, config: RoutingConfig) -> set[str]:
+    """The tools the router decides for an analysed message (parameters aside: they do not change intent)."""
     if a.commands:
-        return {router._commands[c] for c, _ in a.commands if c in router._commands}
-    return set(decide(a, router.config, router.margin))
+        commands = {t.command.lower(): name for name, t in config.tools.items() if t.command}
+        return {commands[c] for c, _ in a.commands if c in commands}
+    return set(decide(a, config))
 
 
-async def analyse_all(rows: list[dict[str, Any]]) -> tuple[Router, list[Analysis]]:
-    settings = Settings()
-    documents = await create_embedder(settings)
-    embedder = await create_query_embedder(settings, documents)  # the embedder the service routes with
-
-    async def embed(texts: list[str]) -> list[list[float]]:
-        return await embedder.embed_documents(texts)
-
-    router = await Router.create(load_config(), LocationCatalogue.load(), embed, today=settings.today)
-    analyses = [await router.analyse(r["text"]) for r in rows]
-    await embedder.close()
-    if embedder is not documents:
-        await documents.close()
-    return router, analyses
+def heads_of(config: RoutingConfig) -> list[str]:
+    return [*config.tools, NONE]
 
 
-def fit(router: Router, analyses: list[Analysis], expected: list[set[str]]) -> None:
+def labels(rows: list[dict[str, Any]], heads: list[str]) -> np.ndarray:
+    y = np.zeros((len(rows), len(heads)), dtype=np.int64)
+    for i, r in enumerate(rows):
+        for t in r["expected_tools"]:
+            y[i, heads.index(t)] = 1
+        y[i, heads.index(NONE)] = int(not r["expected_tools"])
+    return y
+
+
+def fit_heads(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.linear_model import LogisticRegression  # offline only: the service scores with numpy
+
+    weights, bias = np.zeros((y.shape[1], x.shape[1])), np.zeros(y.shape[1])
+    for h in range(y.shape[1]):
+        model = LogisticRegression(C=C, max_iter=3000).fit(x, y[:, h], sample_weight=w)
+        weights[h], bias[h] = model.coef_[0], model.intercept_[0]
+    return weights, bias
+
+
+def platt(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per head, a and b so that sigmoid(a * score + b) is calibrated on out-of-fold scores."""
+    from sklearn.linear_model import LogisticRegression
+
+    a, b = np.zeros(y.shape[1]), np.zeros(y.shape[1])
+    for h in range(y.shape[1]):
+        model = LogisticRegression(C=1e6, max_iter=1000).fit(scores[:, [h]], y[:, h], sample_weight=w)
+        a[h], b[h] = model.coef_[0, 0], model.intercept_[0]
+    return a, b
+
+
+def fit_classifier(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, extra: list[np.ndarray], n_extra: int
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Calibrated weights over all of ``x``, and out-of-fold probabilities for the first ``n_extra`` rows'
+    vectors in ``extra`` (each message with its clauses), scored by the fold that did not see them."""
+    from sklearn.model_selection import KFold
+
+    oof = np.zeros(y.shape, dtype=np.float64)
+    oof_extra: list[np.ndarray] = [np.zeros(0)] * n_extra
+    for k, (train, held) in enumerate(KFold(FOLDS, shuffle=True, random_state=0).split(x)):
+        print(f"  fold {k + 1} of {FOLDS}", flush=True)
+        weights, bias = fit_heads(x[train], y[train], w[train])
+        oof[held] = x[held] @ weights.T + bias
+        for i in held[held < n_extra]:
+            oof_extra[i] = extra[i] @ weights.T + bias
+    a, b = platt(oof, y, w)
+    weights, bias = fit_heads(x, y, w)
+    return weights * a[:, None], bias * a + b, [sigmoid(s * a + b) for s in oof_extra]
+
+
+def classification(p: np.ndarray, heads: list[str], thresholds: Thresholds) -> Classification:
+    """As ToolClassifier.classify, from a (vectors, heads) probability matrix."""
+    out = {h: float(p[:, i].max()) for i, h in enumerate(heads)}
+    out[NONE] = float(p[0, heads.index(NONE)])
+    return Classification(out, thresholds)
+
+
+def fit_thresholds(
+    analyses: list[Analysis], exp: list[set[str]], weight: np.ndarray, config: RoutingConfig, t: Thresholds
+) -> None:
+    """Coordinate ascent on weighted exact-match, through ``decide`` itself; the middle of the best
+    plateau, so small shifts in the probabilities do not flip a threshold."""
+
+    def score(rows: list[int]) -> float:
+        return float(sum(weight[i] for i in rows if predicted(analyses[i], config) == exp[i]))
+
+    everyone = list(range(len(analyses)))
+    for _ in range(2):
+        for tool in config.tools:
+            rows = [
+                i
+                for i, a in enumerate(analyses)
+                if tool in exp[i]
+                or tool in a.keyword_hits
+                or (a.classification is not None and a.classification.probabilities[tool] >= 0.04)
+            ]
+            found = []
+            for fire in GRID:
+                for kw in (g for g in GRID if g <= fire):
+                    t.fire[tool], t.keyword[tool] = fire, kw
+                    found.append((score(rows), fire, kw))
+            best = max(s for s, _, _ in found)
+            plateau = sorted((f, k) for s, f, k in found if s == best)
+            t.fire[tool], t.keyword[tool] = plateau[len(plateau) // 2]
+        found_veto = []
+        for veto in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.01]:
+            t.none_veto = veto
+            found_veto.append((score(everyone), veto))
+        best = max(s for s, _ in found_veto)
+        plateau_veto = [v for s, v in found_veto if s == best]
+        t.none_veto = plateau_veto[len(plateau_veto) // 2]
+
+
+def show(
+    label: str, part: Part, analyses: list[Analysis], config: RoutingConfig, mistakes: bool = False
+) -> None:
+    pairs = [(expected(r), predicted(a, config)) for r, a in zip(part.rows, analyses, strict=True)]
+    print(f"\n== {part.name}, {label} ({len(pairs)} messages)\n{format_report(report(pairs, config.tools))}")
+    if mistakes:
+        for (exp, got), r in zip(pairs, part.rows, strict=True):
+            if exp != got:
+                print(f"  expected {sorted(exp)} got {sorted(got)}: {r['text']}")
+
+
+async def fit_the_classifier(write: bool, mistakes: bool) -> None:
+    config = load_config()
+    heads = heads_of(config)
+    public = [r for r in public_rows("fit") if r["expected_tools"] != ["activity_search"]]
+    dev = load_rows(DEV)
+    own: list[dict[str, Any]] = [
+        {"text": e, "expected_tools": [n]} for n, t in config.tools.items() for e in t.examples
+    ]
+    own += [{"text": e, "expected_tools": []} for e in config.none_examples]
+    async with CachedEmbed() as embed:
+        router = await Router.create(
+            config, LocationCatalogue.load(), embed, classifier_path=None, today=lambda: TODAY
+        )
+        print("analysing the messages ...", flush=True)
+        train = await analyse(router, embed, "public fit + dev", public + dev)
+        held = [
+            await analyse(router, embed, "dev (out-of-fold)", dev),
+            await analyse(router, embed, "unseen (routing_test.jsonl)", load_rows(UNSEEN)),
+            await analyse(router, embed, "public held-out fold", public_rows("holdout")),
+        ]
+        own_x = await embed.matrix([r["text"] for r in own])
+        probe_vectors = await embed.matrix(PROBES)
+        embedder = embed.path.stem
+    x = np.vstack([np.stack([v[0] for v in train.vectors]), own_x])
+    y = labels(train.rows + own, heads)
+    w = np.array([1.0] * len(public) + [OWN_WEIGHT] * (len(dev) + len(own)))
+    print(f"fitting {len(heads)} heads on {len(x)} messages ({int(y.sum(0)[-1])} without a tool) ...")
+    weights, bias, oof = fit_classifier(x, y, w, train.vectors, len(train.rows))
+    thresholds = Thresholds(fire={t: 0.5 for t in config.tools}, keyword={t: 0.3 for t in config.tools})
+    oof_analyses = [
+        dataclasses.replace(a, classification=classification(p, heads, thresholds))
+        for a, p in zip(train.analyses, oof, strict=True)
+    ]
+    exp = [expected(r) for r in train.rows]
+    print("fitting thresholds on out-of-fold probabilities ...", flush=True)
+    fit_thresholds(
+        oof_analyses, exp, np.array([1.0] * len(public) + [DEV_WEIGHT] * len(dev)), config, thresholds
+    )
+    classifier = ToolClassifier(
+        heads=heads,
+        weights=weights.astype(np.float32),
+        bias=bias.astype(np.float32),
+        thresholds=thresholds,
+        probe_texts=PROBES,
+        probe_vectors=probe_vectors,
+        meta={
+            "embedder": embedder,
+            "fitted_on": {
+                "public": len(public),
+                "dev": len(dev),
+                "routes_yaml": len(own),
+                "sources": "CLINC150 (CC BY 3.0, Larson et al., EMNLP 2019) and SNIPS (CC0, Coucke et al.,"
+                " 2018) train/validation splits; Wayfarer's dev set and routes.yaml examples",
+            },
+            "C": C,
+        },
+    )
+    print("\nthresholds (probability):")
+    for tool in config.tools:
+        print(f"  {tool:20} fire {thresholds.fire[tool]:.2f}  with keyword {thresholds.keyword[tool]:.2f}")
+    print(f"  none veto {thresholds.none_veto:.2f}")
+    n_dev = len(dev)
+    dev_oof = oof_analyses[len(public) : len(public) + n_dev]
+    for part in held:
+        show("examples only", part, part.analyses, config)
+        analysed = [
+            dataclasses.replace(a, classification=classifier.classify(v))
+            for a, v in zip(part.analyses, part.vectors, strict=True)
+        ]
+        show("with the classifier", part, dev_oof if part is held[0] else analysed, config, mistakes)
+    if write:
+        classifier.save(CLASSIFIER_PATH)
+        print(f"\nwrote {CLASSIFIER_PATH} ({CLASSIFIER_PATH.stat().st_size} bytes)")
+
+
+async def fit_the_examples(write: bool) -> None:
+    """The examples' thresholds (no classifier) on the dev set's fit part; routes.yaml with --write."""
+    config = load_config()
+    rows = load_rows(DEV)
+    async with CachedEmbed() as embed:
+        router = await Router.create(
+            config, LocationCatalogue.load(), embed, classifier_path=None, today=lambda: TODAY
+        )
+        analyses = [await router.analyse(r["text"]) for r in rows]
+    fit_idx = [i for i, r in enumerate(rows) if split(r["text"]) == "fit"]
+    exp = [expected(r) for r in rows]
     grid = [round(0.20 + 0.02 * i, 2) for i in range(36)]
     for _ in range(3):
-        for route in router.config.tools.values():
+        for route in config.tools.values():
             scored: list[tuple[int, float, float]] = []
             for th in grid:
                 for kth in [g for g in grid if g <= th]:
                     route.threshold, route.keyword_threshold = th, kth
-                    score = sum(predicted(router, a) == e for a, e in zip(analyses, expected, strict=True))
-                    scored.append((score, th, kth))
-            # The middle of the best plateau: away from both edges, so small shifts in scores do not flip it.
+                    scored.append((sum(predicted(analyses[i], config) == exp[i] for i in fit_idx), th, kth))
             top = max(s for s, _, _ in scored)
             plateau = sorted((th, kth) for s, th, kth in scored if s == top)
             route.threshold, route.keyword_threshold = plateau[len(plateau) // 2]
+    for name, route in config.tools.items():
+        print(f"  {name:20} threshold {route.threshold:.2f}  keyword_threshold {route.keyword_threshold:.2f}")
+    for part in ("fit", "holdout"):
+        pairs = [
+            (exp[i], predicted(analyses[i], config)) for i, r in enumerate(rows) if split(r["text"]) == part
+        ]
+        print(f"\n== dev {part} ({len(pairs)})\n{format_report(report(pairs, config.tools))}")
+    if write:
+        write_thresholds(config, DEFAULT_PATH)
+        print(f"\nwrote thresholds to {DEFAULT_PATH}")
 
 
-def write_thresholds(router: Router, path: Path) -> None:
+def write_thresholds(config: RoutingConfig, path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    for name, route in router.config.tools.items():
+    for name, route in config.tools.items():
         block = re.search(rf"(?ms)^  {name}:\n(.*?)(?=^  \w+:\n|^\S|\Z)", text)
-        assert block, name
-        body = block.group(1)
-        body = re.sub(r"(?m)^    (threshold|keyword_threshold): .*\n", "", body)
+        if block is None:
+            raise SystemExit(f"no block for {name} in {path}")
+        body = re.sub(r"(?m)^    (threshold|keyword_threshold): .*\n", "", block.group(1))
         body = f"    threshold: {route.threshold}\n    keyword_threshold: {route.keyword_threshold}\n" + body
         text = text[: block.start(1)] + body + text[block.end(1) :]
     path.write_text(text, encoding="utf-8")
@@ -81,40 +331,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=Path("tests/data/routing_dev.jsonl"))
-    parser.add_argument("--write", action="store_true", help="store the fitted thresholds in routes.yaml")
+    parser.add_argument("--examples", action="store_true", help="fit the examples' thresholds instead")
+    parser.add_argument("--write", action="store_true", help="store what was fitted")
+    parser.add_argument("--mistakes", action="store_true", help="list the messages routed wrongly")
     args = parser.parse_args()
-    rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
-    router, analyses = asyncio.run(analyse_all(rows))
-    parts: dict[str, list[int]] = {"fit": [], "holdout": []}
-    for i, r in enumerate(rows):
-        parts[split(r["text"])].append(i)
-    expected = [set(r["expected_tools"]) for r in rows]
-    tools = list(router.config.tools)
-
-    def show(label: str) -> None:
-        for part, idx in parts.items():
-            pairs = [(expected[i], predicted(router, analyses[i])) for i in idx]
-            print(f"\n== {label}, {part} ({len(idx)} messages)\n{format_report(report(pairs, tools))}")
-
-    show("before fitting")
-    fit(router, [analyses[i] for i in parts["fit"]], [expected[i] for i in parts["fit"]])
-    print("\nfitted thresholds:")
-    for name, route in router.config.tools.items():
-        print(f"  {name:20} threshold {route.threshold:.2f}  keyword_threshold {route.keyword_threshold:.2f}")
-    show("after fitting")
-    for part in ("fit", "holdout"):
-        wrong = [
-            (rows[i]["text"], sorted(expected[i]), sorted(predicted(router, analyses[i])))
-            for i in parts[part]
-            if expected[i] != predicted(router, analyses[i])
-        ]
-        print(f"\n{part} mistakes ({len(wrong)}):")
-        for text, exp, got in wrong:
-            print(f"  expected {exp} got {got}: {text}")
-    if args.write:
-        write_thresholds(router, DEFAULT_PATH)
-        print(f"\nwrote thresholds to {DEFAULT_PATH}")
+    asyncio.run(
+        fit_the_examples(args.write) if args.examples else fit_the_classifier(args.write, args.mistakes)
+    )
 
 
 if __name__ == "__main__":

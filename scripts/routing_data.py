@@ -123,7 +123,9 @@ class CachedEmbed:
     def save(self) -> None:
         self._dir.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.array(list(self._known), dtype="<U40"), vectors=np.stack(list(self._known.values())))
+        np.savez(
+            tmp, keys=np.array(list(self._known), dtype="<U40"), vectors=np.stack(list(self._known.values()))
+        )
         tmp.replace(self.path)
         self._added = 0
 

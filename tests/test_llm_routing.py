@@ -90,5 +90,6 @@ async def test_failures_fall_back_to_the_other_layers(setup, reply: tuple[str, A
     client = await make("json" if reply[0] in ("text", "json") else "tools", budget="1")
     script.replies = [reply]
     body = await route(client, "flights from London to Rome on 2027-05-05")
-    assert [(t["name"], t["via"]) for t in body["tools"]] == [("flight_search", "keyword")]
+    assert [t["name"] for t in body["tools"]] == ["flight_search"]
+    assert body["tools"][0]["via"] in ("semantic", "keyword")  # the other layers, not the LLM
     assert body["tools"][0]["params"]["origin"] == "LON"

@@ -110,3 +110,9 @@ def test_countries_in_our_languages() -> None:
 def test_texas_qualifies_paris() -> None:
     s = extract("weather in Paris, Texas tomorrow", CAT, TODAY)
     assert [p.place.country_code for p in s.places] == ["US"]
+
+
+def test_a_name_alone_answers_which_city_and_seasons_are_not_towns() -> None:
+    assert where("London")[0] == ["London"]
+    assert where("Porto")[0] == ["Porto"]
+    assert where("Is Porto nice in spring?")[0] == ["Porto"]

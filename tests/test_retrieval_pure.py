@@ -49,13 +49,15 @@ def test_ndcg() -> None:
     assert ndcg_at(["x"] * 10 + ["a"], {"a"}, 10) == 0.0 and ndcg_at(["a"], set(), 10) == 0.0
 
 
-def test_rrf_ranks_from_zero_as_the_index_does() -> None:
+def test_rrf_scores_as_the_index_does() -> None:
     # Qdrant's RRF with k=3 scores the first of a ranking 1/3 and the second 1/4.
     fused = rrf([["a", "b"], ["b", "c"]], 3)
     assert list(fused) == ["b", "a", "c"]
     assert fused["b"] == 1 / 4 + 1 / 3 and fused["a"] == 1 / 3
+    # A weight scales a ranking's votes.
     weighted = rrf([["a", "b"], ["b", "c"]], 3, weights=[6.0, 1.0])
     assert list(weighted) == ["a", "b", "c"] and weighted["a"] == 2.0
+    assert list(rrf([["a", "b"], ["b", "a"]], 3, weights=[1.0, 1.5])) == ["b", "a"]
     with pytest.raises(ValueError, match="one weight per ranking"):
         rrf([["a"]], 3, weights=[1.0, 2.0])
 

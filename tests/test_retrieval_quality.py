@@ -35,7 +35,7 @@ async def test_hybrid_retrieval_quality(tmp_path: Path, embedder: SentenceTransf
             store, embedder, sparse, kv, max_tokens=defaults.chunk_tokens, overlap=defaults.chunk_overlap
         )
         await seed_directory(ingestor, SEED_DIR)
-        retriever = Retriever(store, embedder, sparse, pooling=defaults.pooling)
+        retriever = Retriever.from_settings(store, embedder, sparse, defaults)  # the service's fusion
         scores = {}
         for mode in ("dense", "hybrid"):
             recall = mrr = 0.0

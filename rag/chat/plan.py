@@ -93,38 +93,58 @@ class Plan:
         return self.trip.model_copy(update={"last_calls": last})
 
 
+Request = tuple[str, dict[str, Any], list[str], float, str]  # name, params, assumed, confidence, via
+
+
 def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.date, lang: str) -> Plan:
     """The calls to make and the questions to ask for one message, given its conversation's trip."""
     slots = decision.slots or Slots()
-    unknown = unknown_places(decision)
     if decision.slots is not None:
         trip = update_trip(trip, decision.slots)
     if trip.start_date is not None and trip.start_date < today:
         trip = trip.model_copy(update={"start_date": None, "end_date": None})  # never a trip's date
-    unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
     out = Plan(trip=trip)
-    requests: list[tuple[str, dict[str, Any], list[str], float, str]] = []
+    unknown = unknown_places(decision)
+    unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
+    requests = _requests(decision, slots, unknown, specs, lang, out)
+    pending, passed = _settle(requests, specs, unknown, bool(unread), today, out)
+    out.questions += _questions(out.waiting, specs.routes, unknown, unread, passed, lang)
+    # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
+    out.trip = out.trip.model_copy(update={"pending": pending or None})
+    out.assumed_note = _assumed_note(out.calls, out.trip, lang)
+    return out
+
+
+def _requests(
+    decision: RouteDecision, slots: Slots, unknown: list[str], specs: ToolSpecs, lang: str, out: Plan
+) -> list[Request]:
+    """The tools this message asks for: its own, else those a follow-up stands for (then ``out`` is
+    marked a follow-up, its trip shifted, or a question asked when the follow-up does not apply)."""
     if decision.tools or decision.missing:
-        requests += [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
-        requests += [
-            (n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing
-        ]
-    else:
-        shape = followup.shape(slots.text, slots, unknown) if decision.slots is not None else None
-        base = trip.pending or trip.last_calls or []
-        if shape is not None and (shape.named or (shape.changes and base)):
-            out.followup = True
-            if unknown and not shape.named:
-                out.questions.append(message(lang, "unknown_place", name=unknown[0]))
-            else:
-                f = followup.interpret(shape, slots, base, specs.routes, pending=bool(trip.pending))
-                if f.shift:
-                    out.trip = shift_trip(out.trip, f.shift)
-                requests += [
-                    (r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests
-                ]
-                if not f.requests:
-                    out.questions.append(_unclear(lang, [c.name for c in base]))
+        own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
+        own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
+        return own
+    shape = followup.shape(slots.text, slots, unknown) if decision.slots is not None else None
+    base = out.trip.pending or out.trip.last_calls or []
+    if shape is None or not (shape.named or (shape.changes and base)):
+        return []
+    out.followup = True
+    if unknown and not shape.named:
+        out.questions.append(message(lang, "unknown_place", name=unknown[0]))
+        return []
+    f = followup.interpret(shape, slots, base, specs.routes, pending=bool(out.trip.pending))
+    if f.shift:
+        out.trip = shift_trip(out.trip, f.shift)
+    if not f.requests:
+        out.questions.append(_unclear(lang, [c.name for c in base]))
+    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
+
+
+def _settle(
+    requests: list[Request], specs: ToolSpecs, unknown: list[str], unread: bool, today: dt.date, out: Plan
+) -> tuple[list[ToolRequest], dict[str, str]]:
+    """Each request completed from the trip, then either a call in ``out.calls`` or waiting in
+    ``out.waiting``; returns what waits (for the trip) and the tools whose dates have passed."""
     pending: list[ToolRequest] = []
     passed: dict[str, str] = {}  # tool -> a date of it that has passed
     for name, params, assumed, confidence, via in requests:
@@ -150,13 +170,9 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
         if gaps:
             out.waiting[name] = gaps
             pending.append(ToolRequest(name=name, params=completed))
-            continue
-        out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
-    out.questions += _questions(out.waiting, specs.routes, unknown, unread, passed, lang)
-    # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
-    out.trip = out.trip.model_copy(update={"pending": pending or None})
-    out.assumed_note = _assumed_note(out.calls, out.trip, lang)
-    return out
+        else:
+            out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
+    return pending, passed
 
 
 def unknown_places(decision: RouteDecision) -> list[str]:
@@ -210,9 +226,9 @@ def _questions(
                 place_asked = True
             asks = [p for p in asks if route.params.get(p) not in followup.PLACE_SLOTS]
         if name in passed:
-            questions.append(_say(lang, "past_date", "{date} has already passed.", date=passed[name]))
+            questions.append(message(lang, "past_date", date=passed[name]))
         elif unread and any(route.params.get(p) in followup.DATE_SLOTS for p in asks):
-            questions.append(_say(lang, "unread_date", "I couldn't read the date '{date}'.", date=unread[0]))
+            questions.append(message(lang, "unread_date", date=unread[0]))
         if asks:
             phrases = [_say(lang, f"ask.{name}.{p}", route.ask.get(p, p.replace("_", " "))) for p in asks]
             questions.append(
@@ -223,12 +239,7 @@ def _questions(
 
 def _unclear(lang: str, tools: list[str]) -> str:
     labels = join_list(lang, [tool_label(lang, t) for t in dict.fromkeys(tools)])
-    return _say(
-        lang,
-        "followup_unclear",
-        "I'm not sure how to change the last search ({tools}) that way: tell me what to look up.",
-        tools=labels,
-    )
+    return message(lang, "followup_unclear", tools=labels)
 
 
 def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str | None:
@@ -263,7 +274,8 @@ def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str |
 
 
 def _say(lang: str, key: str, fallback: str, **kwargs: Any) -> str:
-    """A catalogue phrase, or ``fallback`` (English) while the catalogue lacks the key."""
+    """A catalogue phrase, or ``fallback`` (English) where the catalogue has none (asking again for a
+    parameter that is not required, such as a return date that has passed)."""
     try:
         return message(lang, key, **kwargs)
     except KeyError:

@@ -23,12 +23,13 @@ def document_key(hit: Hit) -> str:
     return str(hit.payload.get("document_id", hit.id))
 
 
-def rrf(
-    rankings: Sequence[Sequence[str]], k: int, weights: Sequence[float] | None = None
-) -> dict[str, float]:
-    """Weighted reciprocal rank fusion: each key scores the sum of ``weight / (k + rank)``.
+def rrf(rankings: Sequence[Sequence[str]], k: int, weights: Sequence[float] | None = None) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: the key at position ``p`` (from 0) of a ranking of weight ``w``
+    scores ``w / (k + p)``.
 
-    Rank counts from 0, as in Qdrant's RRF query, so one ``k`` means the same in both fusions.
+    Positions count from 0 as in Qdrant's RRF query, so unweighted this scores exactly as the index's
+    hybrid query and one ``k`` means the same in both fusions. (Qdrant weights positions instead,
+    ``1 / ((p + 1) / w + k - 1)``, which flattens the heavier ranking; a weight here scales its votes.)
     Keys come out in the order of their fused score, best first (ties: first seen first).
     """
     if weights is not None and len(weights) != len(rankings):
@@ -36,8 +37,8 @@ def rrf(
     scores: dict[str, float] = {}
     for i, ranking in enumerate(rankings):
         w = 1.0 if weights is None else weights[i]
-        for rank, key in enumerate(ranking):
-            scores[key] = scores.get(key, 0.0) + w / (k + rank)
+        for position, key in enumerate(ranking):
+            scores[key] = scores.get(key, 0.0) + w / (k + position)
     return dict(sorted(scores.items(), key=lambda kv: -kv[1]))
 
 

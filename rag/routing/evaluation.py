@@ -18,7 +18,9 @@ def split(text: str, holdout_share: float = 0.4) -> str:
 
 
 def report(pairs: Sequence[tuple[set[str], set[str]]], tools: Iterable[str]) -> dict[str, Any]:
-    """Per-tool precision/recall/F1, exact-match accuracy and no-tool messages left alone."""
+    """Per-tool precision/recall/F1, exact-match accuracy, and for messages that ask for no tool: the
+    share left alone (their recall) and the share of messages left alone that asked for none (precision).
+    """
     per_tool: dict[str, dict[str, float]] = {}
     for tool in tools:
         tp = sum(1 for exp, got in pairs if tool in exp and tool in got)
@@ -33,11 +35,15 @@ def report(pairs: Sequence[tuple[set[str], set[str]]], tools: Iterable[str]) -> 
             "support": tp + fn,
         }
     none = [(exp, got) for exp, got in pairs if not exp]
+    left_alone = [(exp, got) for exp, got in pairs if not got]
     return {
         "messages": len(pairs),
         "exact_match": sum(1 for exp, got in pairs if exp == got) / len(pairs) if pairs else 0.0,
         "no_tool_left_alone": sum(1 for _, got in none if not got) / len(none) if none else 1.0,
         "no_tool_messages": len(none),
+        "no_tool_precision": (
+            sum(1 for exp, _ in left_alone if not exp) / len(left_alone) if left_alone else 1.0
+        ),
         "per_tool": per_tool,
     }
 
@@ -50,6 +56,7 @@ def format_report(rep: dict[str, Any]) -> str:
         )
     lines.append(
         f"exact-match accuracy {rep['exact_match']:.3f} over {rep['messages']} messages; "
-        f"no-tool messages left alone {rep['no_tool_left_alone']:.3f} of {rep['no_tool_messages']}"
+        f"no-tool messages left alone {rep['no_tool_left_alone']:.3f} of {rep['no_tool_messages']}; "
+        f"no-tool precision {rep['no_tool_precision']:.3f}"
     )
     return "\n".join(lines)

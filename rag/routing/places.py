@@ -24,6 +24,8 @@ AMBIGUOUS = frozenset(
     "bath florence male march may mobile nice orange reading split victoria santiago lima porto como sale "
     "batman aurora".split()
 )
+# Words that are never a place, whatever precedes them ("Is Porto nice in spring?").
+NEVER_PLACES = frozenset("spring summer autumn fall winter weekend today tomorrow tonight".split())
 WORD_LANGUAGES = ("en", "es", "fr", "de", "pt", "it")
 WORDLIKE_ZIPF = 3.3  # about once in 500,000 words: "nice" 5.4, "orlando" 4.0, "lisbon" 3.6, "zzyzx" 0
 RARE_ZIPF = 2.0
@@ -96,7 +98,11 @@ def find_places(
             i in used for i in range(start, end)
         )
 
+    whole = fold(text.strip(" ?!.¿¡"))
+
     def anchored(start: int, phrase: str) -> bool:
+        if fold(phrase) == whole:
+            return True  # the whole message is the name: an answer to "which city?"
         proper = phrase[:1].isupper() and not titled and not _sentence_start(text, start)
         return proper or bool(_LOCATIVE.search(text[max(0, start - 12) : start]))
 
@@ -117,7 +123,7 @@ def find_places(
                 everyday = phrase.lower() in NOT_CODES or phrase.lower() in NOT_CODES_ABROAD
                 if phrase.isupper() or (not everyday and _known_code(catalogue, phrase)):
                     place = catalogue.resolve(phrase)
-            if place is None and catalogue.is_name(key):
+            if place is None and key not in NEVER_PLACES and catalogue.is_name(key):
                 candidate = catalogue.resolve(phrase, country)
                 if candidate is not None and (
                     not _needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
@@ -183,7 +189,7 @@ def _needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
     own = key == fold(place.city_name) or catalogue.is_destination_name(key)
     big = place.known or place.population >= PROMINENT_POPULATION
     # Word frequencies count a city's name as a word ("denver" 4.2): only the commonest words outrank it.
-    prominent = own and big and (" " in key or zipf_frequency(key, "en") < 5.0)
+    prominent = own and big and (" " in key or zipf_frequency(key, "en") < 5.6)
     return not prominent and wordlike(key)
 
 

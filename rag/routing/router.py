@@ -4,9 +4,12 @@ Layers, in order of authority:
 1. Commands (``/flights LON PAR 2027-05-05``) override everything.
 2. Negative keyword rules (population, history, definitions, "what did you find", and per tool, e.g.
    climate for the weather tool) veto tools: such questions are answered from knowledge.
-3. A tool fires when its semantic score (message and its clauses against the tool's examples) reaches
-   the tool's fitted ``threshold``, or a lower ``keyword_threshold`` when one of its keywords matched.
-   A place name alone never fires a tool: it matches no keyword and scores low.
+3. A tool fires when the tool classifier's calibrated probability (rag.routing.classifier, fitted on
+   public intent datasets and our own messages) reaches the tool's fitted threshold, or a lower one when
+   one of its keywords matched. A tool the classifier was not fitted on (a new one in routes.yaml) uses
+   its examples instead: the mean cosine of the message and its clauses to its nearest examples against
+   the tool's ``threshold`` and ``keyword_threshold``. A place name alone never fires a tool: it
+   matches no keyword and scores low.
 4. An LLM classifier, when configured, decides the tools instead of layer 3 (rag.routing.llm); on a
    timeout or a bad reply the layers above decide.
 Parameters come from the deterministic extractor; a tool whose required parameters are missing is
@@ -18,18 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from connectors.locations import LocationCatalogue
 from rag.i18n import detect_language, join_list, message, tool_label
+from rag.routing.classifier import DEFAULT_PATH as CLASSIFIER_PATH
+from rag.routing.classifier import Classification, ToolClassifier
 from rag.routing.config import RoutingConfig, ToolRoute, _compile
 from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
 from rag.routing.places import PlaceMention
 from rag.routing.semantic import NONE, SemanticRouter
+
+logger = logging.getLogger(__name__)
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
 _COMMAND = re.compile(r"(?:^|\s)(/[a-z_]+)\b", re.IGNORECASE)
@@ -95,6 +104,8 @@ class Analysis:
     # An explicit ask ("find me", "book", "busca", "je cherche") or a message of a few words: with a
     # tool's keyword, that is the tool asked for, even when its examples score low.
     request: bool = False
+    # The tool classifier's probabilities and thresholds (None when no classifier is loaded).
+    classification: Classification | None = None
 
 
 # Asking for something, in our six languages; short messages ("weather?", "hotel in Nairobi") too.
@@ -119,26 +130,44 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
     if a.negative:
         return chosen
     none = a.scores.get(NONE, 0.0)
+    c = a.classification
+    # The classifier is sure the message asks for no tool ("add this song to my road trip playlist"):
+    # a keyword with complete parameters or an explicit ask is not enough then.
+    vetoed = c is not None and c.vetoed
     for name, route in config.tools.items():
         if name in a.tool_negative or any(slot_value(a.slots, s) is not None for s in route.absent):
             continue
         score = a.scores.get(name, 0.0)
-        if score - none < margin:
-            continue
         keyword = name in a.keyword_hits
-        if score >= route.threshold:
-            chosen[name] = (score, "semantic")
-        elif keyword and score >= route.keyword_threshold:
-            chosen[name] = (score, "keyword")
-        elif (
-            keyword
-            and route.required
-            and all(build_params(route, a.slots, {}).get(p) is not None for p in route.required)
-        ):
+        known = c is not None and c.knows(name)
+        if c is not None and known:
+            # The classifier's calibrated probability replaces the examples' score for its tools.
+            score = c.probabilities[name]
+            if score >= c.thresholds.fire[name]:
+                chosen[name] = (score, "semantic")
+                continue
+            if keyword and score >= c.thresholds.keyword[name]:
+                chosen[name] = (score, "keyword")
+                continue
+        else:
+            if score - none < margin:
+                continue
+            if score >= route.threshold:
+                chosen[name] = (score, "semantic")
+                continue
+            if keyword and score >= route.keyword_threshold:
+                chosen[name] = (score, "keyword")
+                continue
+        if not keyword or vetoed:
+            continue
+        params = build_params(route, a.slots, {})
+        if route.required and all(params.get(p) is not None for p in route.required):
             chosen[name] = (score, "keyword")  # a complete request: the keyword and everything it needs
-        elif keyword and a.request and score >= none - 0.1:
-            chosen[name] = (score, "keyword")  # "find me a hotel in Nairobi": asked for by name
-    if not chosen:
+        elif a.request and not known and score >= none - 0.1:
+            # "find me a hotel in Nairobi": asked for by name (for its own tools, the classifier's
+            # keyword threshold says this).
+            chosen[name] = (score, "keyword")
+    if not chosen and not vetoed:
         # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
         for name, route in config.tools.items():
             if (
@@ -187,18 +216,38 @@ class Router:
         config: RoutingConfig,
         catalogue: LocationCatalogue,
         embed: Embed,
+        *,
+        classifier_path: Path | None = CLASSIFIER_PATH,
         **kwargs: Any,
     ) -> Router:
-        """Embed every route's examples once."""
+        """Embed every route's examples once and load the tool classifier (None: examples only).
+
+        The classifier is used only if this router embeds its probe sentences as it was fitted: with
+        another embedding model (WAYFARER_EMBEDDING__MODEL) its weights mean nothing, and the examples
+        decide alone.
+        """
         routes: dict[str, list[str]] = {name: t.examples for name, t in config.tools.items()}
         routes[NONE] = config.none_examples
-        vectors = await embed([e for examples in routes.values() for e in examples])
+        classifier = None
+        if classifier_path is not None:
+            classifier = await asyncio.to_thread(ToolClassifier.load, classifier_path)
+        probes = classifier.probe_texts if classifier is not None else []
+        vectors = await embed([e for examples in routes.values() for e in examples] + probes)
         offset = 0
         embedded: dict[str, list[list[float]]] = {}
         for name, examples in routes.items():
             embedded[name] = vectors[offset : offset + len(examples)]
             offset += len(examples)
-        return cls(config, catalogue, embed, SemanticRouter(embedded), **kwargs)
+        if classifier is not None and not (
+            len(vectors[0]) == classifier.dimension and classifier.agrees_with(vectors[offset:])
+        ):
+            logger.warning(
+                "the tool classifier %s was fitted on another embedding model (%s); routing by examples",
+                classifier_path,
+                classifier.meta.get("embedder", "unknown"),
+            )
+            classifier = None
+        return cls(config, catalogue, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
 
     async def analyse(
         self, message: str, vector: list[float] | None = None, country: str | None = None
@@ -220,6 +269,7 @@ class Router:
             retrieval=any(p.search(text) for p in self._retrieval),
             request=bool(_REQUEST.search(text)) or len(text.split()) <= SHORT_REQUEST_WORDS,
             scores=self.semantic.scores(vectors),
+            classification=self.semantic.classify(vectors),
         )
 
     async def route(

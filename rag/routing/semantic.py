@@ -1,7 +1,10 @@
-"""The semantic router: each route's example utterances embedded once; a message scores against them.
+"""The semantic layer: a message's vectors scored against each route's examples, and by the classifier.
 
-A route's score is the mean cosine similarity of the message to its ``k`` nearest examples. Pure numpy
-over vectors the caller embeds (so one embedding of the message serves retrieval and routing).
+A route's score is the mean cosine similarity of the message to its ``k`` nearest examples in
+routes.yaml (any tool the configuration names, a new one too). The tool classifier
+(rag.routing.classifier), when one is loaded, adds calibrated probabilities for the tools it was fitted
+on. Pure numpy over vectors the caller embeds (so one embedding of the message serves retrieval and
+routing).
 """
 
 from __future__ import annotations
@@ -10,16 +13,24 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-NONE = "none"
+from rag.routing.classifier import NONE, Classification, ToolClassifier
+
+__all__ = ["NONE", "SemanticRouter"]
 
 
 class SemanticRouter:
-    def __init__(self, routes: Mapping[str, Sequence[Sequence[float]]], k: int = 3) -> None:
+    def __init__(
+        self,
+        routes: Mapping[str, Sequence[Sequence[float]]],
+        k: int = 3,
+        classifier: ToolClassifier | None = None,
+    ) -> None:
         self._names = list(routes)
         self._matrices = {
             name: _normalize(np.asarray(vectors, dtype=np.float32)) for name, vectors in routes.items()
         }
         self._k = k
+        self.classifier = classifier
 
     @property
     def routes(self) -> list[str]:
@@ -35,6 +46,10 @@ class SemanticRouter:
             top = np.sort(sims, axis=1)[:, -k:]
             out[name] = float(top.mean(axis=1).max())
         return out
+
+    def classify(self, vectors: Sequence[Sequence[float]]) -> Classification | None:
+        """The classifier's probabilities over ``vectors`` (the message first), or None without one."""
+        return self.classifier.classify(vectors) if self.classifier is not None else None
 
 
 def _normalize(m: np.ndarray) -> np.ndarray:

@@ -152,6 +152,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         app[keys.RETRIEVER],
         app[keys.TOOL_SERVICE],
         max_message_chars=settings.limits.max_message_chars,
+        today=settings.today,
         writer=(
             LLMWriter(
                 app[keys.LLM], settings.llm.model, today=settings.today, timeout=settings.llm.timeout_seconds
