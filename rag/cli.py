@@ -173,9 +173,7 @@ async def _search_local(settings: Settings, query: str, top_k: int) -> list[dict
     store = create_store(settings, embedder.dimension)
     try:
         await store.open()
-        retriever = Retriever(
-            store, embedder, create_sparse_encoder(settings), mode=settings.index.search_mode
-        )
+        retriever = Retriever.from_settings(store, embedder, create_sparse_encoder(settings), settings.index)
         hits = await retriever.search(query, top_k)
     finally:
         await store.close()

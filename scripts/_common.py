@@ -51,14 +51,7 @@ async def open_parts(data_dir: Path, collection: str | None = None) -> AsyncIter
         max_tokens=settings.index.chunk_tokens,
         overlap=settings.index.chunk_overlap,
     )
-    retriever = Retriever(
-        store,
-        query_embedder,
-        sparse,
-        mode=settings.index.search_mode,
-        per_document=settings.index.max_chunks_per_document,
-        pooling=settings.index.pooling,
-    )
+    retriever = Retriever.from_settings(store, query_embedder, sparse, settings.index)
     try:
         yield Parts(settings, kv, embedder, sparse, store, ingestor, retriever)
     finally:

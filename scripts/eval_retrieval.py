@@ -1,7 +1,7 @@
 """Retrieval quality on a labelled question set: recall@5 and MRR@10, dense vs hybrid.
 
     python scripts/eval_retrieval.py [--data FILE [FILE ...]] [--rrf-k 2,10,30,60] [--pooling max,sum]
-                                     [--fusion chunk,document] [--weights 1:1,2:1]
+                                     [--fusion chunk,document] [--candidates 40,200] [--weights 1:1,2:1]
 
 Each line of the data file: {"question": str, "relevant": [document ids]}. The seed corpus is
 seeded into a temporary data directory (or --data-dir) with the service's own pipeline.
@@ -26,40 +26,50 @@ from rag.retrieval.service import Retriever  # noqa: E402
 from rag.store.base import SearchMode  # noqa: E402
 from scripts._common import open_parts  # noqa: E402
 
+Config = dict[str, Any]  # index settings to override, plus "mode"
 
-async def evaluate(
-    rows: list[dict[str, Any]],
-    data_dir: Path,
+
+def configurations(
     ks: list[int],
     poolings: list[str],
     fusions: list[str],
     weights: list[tuple[float, float]],
-) -> list[dict[str, Any]]:
+    depths: list[int],
+) -> list[Config]:
+    configs: list[Config] = [{"mode": "dense", "pooling": p} for p in poolings]
+    for fusion in fusions:
+        for k in ks:
+            for depth in depths:
+                for pooling in poolings:
+                    for w in weights if fusion == "document" else [(1.0, 1.0)]:
+                        configs.append(
+                            {
+                                "mode": "hybrid",
+                                "fusion": fusion,
+                                "rrf_k": k,
+                                "prefetch_limit": depth,
+                                "pooling": pooling,
+                                "dense_weight": w[0],
+                                "sparse_weight": w[1],
+                            }
+                        )
+    return configs
+
+
+async def evaluate(rows: list[dict[str, Any]], data_dir: Path, configs: list[Config]) -> list[dict[str, Any]]:
     async with open_parts(data_dir) as parts:
         counts = await seed_directory(parts.ingestor, parts.settings.index.seed_dir)
         print(
             f"corpus: {counts.added + counts.updated + counts.skipped} documents, {await parts.store.count()} chunks"
         )
         vectors = [await parts.retriever.embed(row["question"]) for row in rows]  # the service's query model
-        configs: list[tuple[SearchMode, int | None, str, str, tuple[float, float]]] = [
-            ("dense", None, p, "-", (1.0, 1.0)) for p in poolings
-        ]
-        configs += [
-            ("hybrid", k, p, f, w)
-            for f in fusions
-            for k in ks
-            for p in poolings
-            for w in (weights if f == "document" else [(1.0, 1.0)])
-        ]
         results = []
-        for mode, k, pooling, fusion, w in configs:
-            update: dict[str, Any] = {"pooling": pooling, "dense_weight": w[0], "sparse_weight": w[1]}
-            if k is not None:
-                update["rrf_k"] = k
-                parts.store.rrf_k = k  # type: ignore[attr-defined]
-            if fusion != "-":
-                update["fusion"] = fusion
-            index = parts.settings.index.model_copy(update=update)
+        for config in configs:
+            options = dict(config)
+            mode: SearchMode = options.pop("mode")
+            index = parts.settings.index.model_copy(update=options)
+            store: Any = parts.store
+            store.rrf_k, store.prefetch_limit = index.rrf_k, index.prefetch_limit
             retriever = Retriever.from_settings(parts.store, parts.embedder, parts.sparse, index)
             recalls, rrs, latencies = [], [], []
             for row, vector in zip(rows, vectors, strict=True):
@@ -70,13 +80,15 @@ async def evaluate(
                 relevant = set(row["relevant"])
                 recalls.append(recall_at(ranked, relevant, 5))
                 rrs.append(reciprocal_rank(ranked, relevant, 10))
+            hybrid = mode == "hybrid"
             results.append(
                 {
                     "mode": mode,
-                    "fusion": fusion,
-                    "rrf_k": k,
-                    "weights": f"{w[0]:g}:{w[1]:g}" if fusion == "document" else "-",
-                    "pooling": pooling,
+                    "fusion": index.fusion if hybrid else "-",
+                    "rrf_k": index.rrf_k if hybrid else "-",
+                    "candidates": index.prefetch_limit if hybrid else "-",
+                    "pooling": f"sum{index.pool_chunks}" if index.pooling == "sum" else "max",
+                    "weights": f"{index.dense_weight:g}:{index.sparse_weight:g}" if hybrid else "-",
                     "recall@5": sum(recalls) / len(rows),
                     "mrr@10": sum(rrs) / len(rows),
                     "p50_ms": percentile(latencies, 0.5),
@@ -100,28 +112,30 @@ def main() -> None:
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="reuse an index (default: a fresh temporary one)"
     )
-    parser.add_argument("--rrf-k", default="60", help="comma-separated RRF k values to compare")
-    parser.add_argument("--pooling", default="max", help="comma-separated: max,sum")
+    parser.add_argument("--rrf-k", default="3", help="comma-separated RRF k values to compare")
+    parser.add_argument("--pooling", default="max,sum", help="comma-separated: max,sum (sum: of the best 3)")
     parser.add_argument("--fusion", default="chunk,document", help="comma-separated: chunk,document")
+    parser.add_argument("--candidates", default="40,200", help="chunks each retriever hands to fusion")
     parser.add_argument(
         "--weights", default="1:1", help="dense:sparse RRF weights of document fusion, comma-separated"
     )
     args = parser.parse_args()
-    ks = [int(k) for k in args.rrf_k.split(",")]
-    poolings = args.pooling.split(",")
-    fusions = args.fusion.split(",")
-    weights = [(float(w.split(":")[0]), float(w.split(":")[1])) for w in args.weights.split(",")]
+    configs = configurations(
+        [int(k) for k in args.rrf_k.split(",")],
+        args.pooling.split(","),
+        args.fusion.split(","),
+        [(float(w.split(":")[0]), float(w.split(":")[1])) for w in args.weights.split(",")],
+        [int(d) for d in args.candidates.split(",")],
+    )
     with tempfile.TemporaryDirectory() as tmp:
         rows = [json.loads(line) for f in args.data for line in f.read_text().splitlines() if line.strip()]
-        results = asyncio.run(evaluate(rows, args.data_dir or Path(tmp), ks, poolings, fusions, weights))
-    print(
-        f"{'mode':7} {'fusion':8} {'rrf_k':>5} {'weights':>7} {'pooling':7} {'recall@5':>8} {'mrr@10':>7} "
-        f"{'p50 ms':>7} {'p99 ms':>7}"
-    )
+        results = asyncio.run(evaluate(rows, args.data_dir or Path(tmp), configs))
+    header = ("mode", "fusion", "rrf_k", "candidates", "pooling", "weights")
+    print(" ".join(f"{h:>10}" for h in header), f"{'recall@5':>8} {'mrr@10':>7} {'p50 ms':>7} {'p99 ms':>7}")
     for r in results:
         print(
-            f"{r['mode']:7} {r['fusion']:8} {str(r['rrf_k'] or '-'):>5} {r['weights']:>7} {r['pooling']:7} "
-            f"{r['recall@5']:8.3f} {r['mrr@10']:7.3f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f}"
+            " ".join(f"{r[h]!s:>10}" for h in header),
+            f"{r['recall@5']:8.3f} {r['mrr@10']:7.3f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f}",
         )
 
 

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag.retrieval.fusion import fuse_chunks, fuse_documents, rank_documents, rrf
+from rag.retrieval.fusion import fuse_chunks, fuse_documents, rrf
 from rag.retrieval.metrics import ndcg_at, percentile, recall_at, reciprocal_rank
-from rag.retrieval.pooling import pool_by_document
+from rag.retrieval.pooling import Pooling, pool_by_document, pooled_score, rank_documents
 from rag.store.base import Hit
 
 
-def hit(doc: str, score: float, n: int = 0) -> Hit:
-    return Hit(f"{doc}-{n}", score, {"document_id": doc})
+def hit(doc: str, score: float, n: int = 0, chunks: int = 10) -> Hit:
+    return Hit(f"{doc}-{n}", score, {"document_id": doc, "chunk_count": chunks})
 
 
 HITS = [hit("a", 0.9), hit("b", 0.8), hit("a", 0.7, 1), hit("c", 0.6), hit("b", 0.5, 1), hit("b", 0.45, 2)]
@@ -65,6 +65,21 @@ def test_rrf_scores_as_the_index_does() -> None:
 def test_rank_documents_by_best_or_summed_chunks() -> None:
     assert rank_documents(HITS) == ["a", "b", "c"]
     assert rank_documents(HITS, "sum") == ["b", "a", "c"]
+    # Only a document's best pool_chunks count: b's third passage no longer lifts it over a.
+    assert rank_documents(HITS, "sum", pool_chunks=2) == ["a", "b", "c"]
+    assert [h.id for h in pool_by_document(HITS, 5, pooling="sum", pool_chunks=2)] == ["a-0", "b-0", "c-0"]
+    assert rank_documents(HITS, "sum", pool_chunks=1) == rank_documents(HITS, "max")
+
+
+def test_sum_pooling_does_not_sink_short_documents() -> None:
+    # A one-chunk note (or a live result, which has no chunk count) that matches well stands as if
+    # its missing chunks matched as well; a long guide's three weaker passages do not bury it.
+    guide = [hit("guide", 0.5, 0), hit("guide", 0.45, 1), hit("guide", 0.4, 2)]
+    for note in (hit("note", 0.6, chunks=1), Hit("live-1", 0.6, {"document_id": "live:1"})):
+        assert rank_documents([note, *guide], "sum") == [note.payload["document_id"], "guide"]
+    two = [hit("short", 0.55, 0, chunks=2), hit("short", 0.3, 1, chunks=2)]
+    assert pooled_score(two, 3) == (0.55 + 0.3) * 3 / 2
+    assert rank_documents([*guide, *two], "sum") == ["guide", "short"]
 
 
 # The dense retriever finds A through one passage, BM25 through another; B through the same passage.
@@ -99,20 +114,24 @@ ranked_hits = st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 3)), 
 )
 
 
-@given(ranked_hits, ranked_hits, st.integers(1, 60), st.integers(1, 8), st.integers(1, 3))
+@given(
+    ranked_hits,
+    ranked_hits,
+    st.integers(1, 60),
+    st.integers(1, 8),
+    st.integers(1, 3),
+    st.sampled_from(["max", "sum"]),
+)
 def test_document_fusion_invariants(
-    dense: list[Hit], sparse: list[Hit], k: int, limit: int, per_document: int
+    dense: list[Hit], sparse: list[Hit], k: int, limit: int, per_document: int, pooling: Pooling
 ) -> None:
-    got = fuse_documents([dense, sparse], k=k, limit=limit, per_document=per_document)
+    got = fuse_documents([dense, sparse], k=k, limit=limit, per_document=per_document, pooling=pooling)
     docs = [h.payload["document_id"] for h in got]
     assert len(got) <= limit and len({h.id for h in got}) == len(got)
     assert all(docs.count(d) <= per_document for d in docs)
     assert {h.id for h in got} <= {h.id for h in dense + sparse}
-    every = {h.payload["document_id"] for h in dense + sparse}
-    assert len(got) == min(
-        limit,
-        sum(
-            min(per_document, len({h.id for h in dense + sparse if h.payload["document_id"] == d}))
-            for d in every
-        ),
-    )
+    chunks: dict[str, set[str]] = {}
+    for h in dense + sparse:
+        chunks.setdefault(h.payload["document_id"], set()).add(h.id)
+    assert len(got) == min(limit, sum(min(per_document, len(ids)) for ids in chunks.values()))
+    assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)

@@ -116,6 +116,16 @@ class StoreContract:
         hybrid = {h.id: h.score for h in await store.search(dense, words, 4)}
         assert hybrid == pytest.approx(expected)
 
+    async def test_search_reads_only_the_fields_asked_for(self, store: VectorStore) -> None:
+        await store.upsert(DOCS)
+        for mode in ("dense", "sparse", "hybrid"):
+            hits = await store.search(
+                axis(3), BM25.encode_query("tarts"), 4, mode=mode, fields=["document_id"]
+            )
+            assert hits and all(h.payload == {"document_id": h.payload["document_id"]} for h in hits), mode
+        whole = await store.search(axis(3), None, 1, mode="dense")
+        assert whole[0].payload["text"] == "Lisbon trams and custard tarts"
+
     async def test_sparse_mode_ranks_by_words_alone(self, store: VectorStore) -> None:
         await store.upsert(DOCS)
         # The dense vector points at Paris; sparse mode ignores it.

@@ -3,9 +3,9 @@
 Chunk-level fusion (what Qdrant's RRF query does) gives a chunk a vote from each retriever that ranks
 that very chunk; a document that the dense retriever finds through one passage and BM25 through
 another gets no more than either alone. Fusing per document pools each retriever's chunk hits into a
-ranking of documents first (by the best chunk, or the sum of its chunks' scores), then fuses the
-document rankings, so both votes count. On a corpus of 774 city guides that generalises better
-(see the README's retrieval figures).
+ranking of documents first (by the best chunk, or the sum of its best few chunks' scores), then
+fuses the document rankings, so both votes count. On a corpus of 774 city guides that generalises
+better (see the README's retrieval figures).
 """
 
 from __future__ import annotations
@@ -13,17 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from rag.retrieval.pooling import Pooling
+from rag.retrieval.pooling import Pooling, document_key, rank_documents
 from rag.store.base import Hit
 
 Fusion = Literal["chunk", "document"]
 
 
-def document_key(hit: Hit) -> str:
-    return str(hit.payload.get("document_id", hit.id))
-
-
-def rrf(rankings: Sequence[Sequence[str]], k: int, weights: Sequence[float] | None = None) -> dict[str, float]:
+def rrf(
+    rankings: Sequence[Sequence[str]], k: int, weights: Sequence[float] | None = None
+) -> dict[str, float]:
     """Weighted reciprocal rank fusion: the key at position ``p`` (from 0) of a ranking of weight ``w``
     scores ``w / (k + p)``.
 
@@ -40,20 +38,6 @@ def rrf(rankings: Sequence[Sequence[str]], k: int, weights: Sequence[float] | No
         for position, key in enumerate(ranking):
             scores[key] = scores.get(key, 0.0) + w / (k + position)
     return dict(sorted(scores.items(), key=lambda kv: -kv[1]))
-
-
-def rank_documents(hits: Sequence[Hit], pooling: Pooling = "max") -> list[str]:
-    """Document ids best first from one retriever's chunk hits (best first).
-
-    ``max`` ranks a document by its best chunk; ``sum`` by the sum of its chunks' scores.
-    """
-    if pooling == "max":
-        return list(dict.fromkeys(document_key(h) for h in hits))
-    totals: dict[str, float] = {}
-    for h in hits:
-        key = document_key(h)
-        totals[key] = totals.get(key, 0.0) + h.score
-    return sorted(totals, key=lambda key: -totals[key])
 
 
 def fuse_chunks(
@@ -74,6 +58,7 @@ def fuse_documents(
     k: int,
     weights: Sequence[float] | None = None,
     pooling: Pooling = "max",
+    pool_chunks: int = 3,
     limit: int,
     per_document: int = 1,
 ) -> list[Hit]:
@@ -83,7 +68,7 @@ def fuse_documents(
     is represented by up to ``per_document`` of its chunks, in the order of chunk-level RRF; every
     returned hit carries its document's fused score. At most ``limit`` hits, grouped by document.
     """
-    documents = rrf([rank_documents(r, pooling) for r in rankings], k, weights)
+    documents = rrf([rank_documents(r, pooling, pool_chunks) for r in rankings], k, weights)
     chunks: dict[str, list[Hit]] = {}
     for h in fuse_chunks(rankings, k, weights):
         chunks.setdefault(document_key(h), []).append(h)

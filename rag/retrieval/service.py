@@ -7,12 +7,15 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rag.embedding.base import Embedder, SparseEncoder
+from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.documents import norm
 from rag.retrieval.fusion import Fusion, fuse_documents
 from rag.retrieval.pooling import Pooling, pool_by_document
 from rag.settings import IndexSettings
 from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
+
+# What document fusion reads of each candidate.
+ID_FIELDS = ("document_id", "chunk_count")
 
 
 class Retriever:
@@ -24,22 +27,25 @@ class Retriever:
         *,
         mode: SearchMode = "hybrid",
         per_document: int = 1,
-        pooling: Pooling = "max",
+        pooling: Pooling = "sum",
         oversample: int = 4,
-        fusion: Fusion = "chunk",
-        rrf_k: int = 60,
+        pool_chunks: int = 3,
+        fusion: Fusion = "document",
+        rrf_k: int = 3,
         weights: tuple[float, float] = (1.0, 1.0),
-        candidates: int = 40,
+        candidates: int = 200,
     ) -> None:
         """``fusion`` "chunk": the index fuses dense and sparse chunk rankings (its own RRF k);
         "document": each retriever's ``candidates`` chunk hits are pooled per document, then the
-        document rankings fused here with RRF ``rrf_k`` and (dense, sparse) ``weights``."""
+        document rankings fused here with RRF ``rrf_k`` and (dense, sparse) ``weights``.
+        The defaults are the index settings' defaults; the service builds it with ``from_settings``."""
         self._store = store
         self._embedder = embedder
         self._sparse = sparse
         self.mode: SearchMode = mode
         self.per_document = per_document
         self.pooling: Pooling = pooling
+        self.pool_chunks = pool_chunks
         self._oversample = oversample
         self.fusion: Fusion = fusion
         self.rrf_k = rrf_k
@@ -58,6 +64,7 @@ class Retriever:
             mode=index.search_mode,
             per_document=index.max_chunks_per_document,
             pooling=index.pooling,
+            pool_chunks=index.pool_chunks,
             fusion=index.fusion,
             rrf_k=index.rrf_k,
             weights=(index.dense_weight, index.sparse_weight),
@@ -96,21 +103,32 @@ class Retriever:
             countries=tuple(dict.fromkeys(c.strip().upper() for c in countries if c.strip())),
         )
         if mode == "hybrid" and self.fusion == "document":
-            limit = max(self.candidates, top_k * self._oversample)
-            dense_hits, sparse_hits = await asyncio.gather(
-                self._store.search(dense, None, limit, flt, "dense"),
-                self._store.search(dense, sparse, limit, flt, "sparse"),
-            )
-            return fuse_documents(
-                [dense_hits, sparse_hits],
-                k=self.rrf_k,
-                weights=self.weights,
-                pooling=self.pooling,
-                limit=top_k,
-                per_document=self.per_document,
-            )
+            return await self._fuse_documents(dense, sparse, top_k, flt)
         hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
-        return pool_by_document(hits, top_k, self.per_document, self.pooling)
+        return pool_by_document(hits, top_k, self.per_document, self.pooling, self.pool_chunks)
+
+    async def _fuse_documents(
+        self, dense: list[float], sparse: SparseVector | None, top_k: int, flt: Filter
+    ) -> list[Hit]:
+        """Each retriever's candidates with their document ids and sizes only, fused per document; then
+        the winners' whole payloads (reading every candidate's text would cost more than the search)."""
+        limit = max(self.candidates, top_k * self._oversample)
+        dense_hits, sparse_hits = await asyncio.gather(
+            self._store.search(dense, None, limit, flt, "dense", fields=ID_FIELDS),
+            self._store.search(dense, sparse, limit, flt, "sparse", fields=ID_FIELDS),
+        )
+        fused = fuse_documents(
+            [dense_hits, sparse_hits],
+            k=self.rrf_k,
+            weights=self.weights,
+            pooling=self.pooling,
+            pool_chunks=self.pool_chunks,
+            limit=top_k,
+            per_document=self.per_document,
+        )
+        payloads = {h.id: h.payload for h in await self._store.get([h.id for h in fused])}
+        # A point deleted between the search and the read is left out.
+        return [Hit(h.id, h.score, payloads[h.id]) for h in fused if h.id in payloads]
 
     async def embed(self, query: str) -> list[float]:
         return await self._embedder.embed_query(query)

@@ -80,10 +80,12 @@ class VectorStore(Protocol):
         limit: int,
         flt: Filter | None = None,
         mode: SearchMode = "hybrid",
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         """Best first; hybrid fuses dense and sparse rankings with RRF.
 
         ``sparse`` mode with no sparse vector (a query of stop words only) finds nothing.
+        ``fields``: only these payload keys (reading whole payloads is most of a long search's cost).
         """
         ...
 

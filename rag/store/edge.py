@@ -43,7 +43,7 @@ class EdgeStore:
         self._dir = path / collection
         self._dimension = dimension
         self.rrf_k = rrf_k
-        self._prefetch_limit = prefetch_limit
+        self.prefetch_limit = prefetch_limit
         self._shard: Any = None
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edge")
 
@@ -114,21 +114,25 @@ class EdgeStore:
         limit: int,
         flt: Filter | None = None,
         mode: SearchMode = "hybrid",
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         f = _filter(flt) if flt else None
+        payload: Any = True if fields is None else qe.PayloadSelector.Include(list(fields))
         dense_q = qe.Query.Nearest(dense, using=DENSE)
         if mode == "dense" or sparse is None or not sparse.indices:
             if mode == "sparse":
                 return []  # a query of stop words only
-            req = qe.QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True, with_vector=False)
+            req = qe.QueryRequest(
+                limit=limit, query=dense_q, filter=f, with_payload=payload, with_vector=False
+            )
         else:
             sparse_q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             if mode == "sparse":
                 req = qe.QueryRequest(
-                    limit=limit, query=sparse_q, filter=f, with_payload=True, with_vector=False
+                    limit=limit, query=sparse_q, filter=f, with_payload=payload, with_vector=False
                 )
             else:
-                pre = max(self._prefetch_limit, limit)
+                pre = max(self.prefetch_limit, limit)
                 req = qe.QueryRequest(
                     limit=limit,
                     prefetches=[
@@ -137,7 +141,7 @@ class EdgeStore:
                     ],
                     query=qe.Fusion.Rrf(k=self.rrf_k),  # type: ignore[arg-type]
                     filter=f,
-                    with_payload=True,
+                    with_payload=payload,
                     with_vector=False,
                 )
         found = await self._run(lambda: self._shard.query(req))

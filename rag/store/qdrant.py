@@ -51,7 +51,7 @@ class QdrantStore:
         self._generation = generation
         self._dimension = dimension
         self.rrf_k = rrf_k
-        self._prefetch_limit = prefetch_limit
+        self.prefetch_limit = prefetch_limit
         if location is not None:
             self._client = AsyncQdrantClient(location=location)
         else:
@@ -127,14 +127,21 @@ class QdrantStore:
         limit: int,
         flt: Filter | None = None,
         mode: SearchMode = "hybrid",
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
         f = _filter(flt) if flt else None
+        payload: bool | list[str] = True if fields is None else list(fields)
         if mode == "sparse" and (sparse is None or not sparse.indices):
             return []  # a query of stop words only
         try:
             if mode == "dense" or sparse is None or not sparse.indices:
                 res = await self._client.query_points(
-                    self._collection, query=dense, using=DENSE, limit=limit, query_filter=f, with_payload=True
+                    self._collection,
+                    query=dense,
+                    using=DENSE,
+                    limit=limit,
+                    query_filter=f,
+                    with_payload=payload,
                 )
             else:
                 sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
@@ -145,10 +152,10 @@ class QdrantStore:
                         using=SPARSE,
                         limit=limit,
                         query_filter=f,
-                        with_payload=True,
+                        with_payload=payload,
                     )
                 else:
-                    pre = max(self._prefetch_limit, limit)
+                    pre = max(self.prefetch_limit, limit)
                     res = await self._client.query_points(
                         self._collection,
                         prefetch=[
@@ -158,7 +165,7 @@ class QdrantStore:
                         query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
                         query_filter=f,
                         limit=limit,
-                        with_payload=True,
+                        with_payload=payload,
                     )
         except Exception as exc:
             raise IndexUnavailableError(f"search failed: {exc}") from exc

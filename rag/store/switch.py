@@ -83,8 +83,9 @@ class SwitchableStore:
         limit: int,
         flt: Filter | None = None,
         mode: SearchMode = "hybrid",
+        fields: Sequence[str] | None = None,
     ) -> list[Hit]:
-        return await self._read(lambda s: s.search(dense, sparse, limit, flt, mode))
+        return await self._read(lambda s: s.search(dense, sparse, limit, flt, mode, fields))
 
     async def get(self, ids: Sequence[str]) -> list[Hit]:
         return await self._read(lambda s: s.get(ids))

@@ -111,13 +111,8 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
         overlap=settings.index.chunk_overlap,
     )
     app[keys.INGESTOR] = ingestor
-    app[keys.RETRIEVER] = Retriever(
-        app[keys.STORE],
-        app[keys.QUERY_EMBEDDER],
-        app[keys.SPARSE],
-        mode=settings.index.search_mode,
-        per_document=settings.index.max_chunks_per_document,
-        pooling=settings.index.pooling,
+    app[keys.RETRIEVER] = Retriever.from_settings(
+        app[keys.STORE], app[keys.QUERY_EMBEDDER], app[keys.SPARSE], settings.index
     )
     yield
 
