@@ -226,3 +226,10 @@ async def test_a_city_question_cites_no_other_city_s_guide(guides) -> None:  # t
     assert guides_cited(body) == {"guides/barcelona"}
     compared = await say(guides, "lou", "Where is the better nightlife, Lisbon or Barcelona?")
     assert guides_cited(compared) and guides_cited(compared) <= {"guides/lisbon", "guides/barcelona"}
+
+
+async def test_an_ambiguous_place_is_asked_about_never_filled_from_the_trip(tools_only) -> None:  # type: ignore[no-untyped-def]
+    await say(tools_only, "amb", f"flights from Chicago to Lisbon on {ahead(20)}")
+    shared = await say(tools_only, "amb", f"flights from Chicago to Springfield on {ahead(25)}")
+    assert shared["tool_calls"] == [], shared["tool_calls"]
+    assert "Springfield" in shared["text"] and "SGF" in shared["text"], shared["text"]

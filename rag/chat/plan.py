@@ -25,7 +25,7 @@ from rag.chat.trip import FROM_TRIP, ToolRequest, TripState, complete_params, sh
 from rag.i18n import join_list, message, tool_label
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
-from rag.routing.router import RouteDecision
+from rag.routing.router import RouteDecision, place_option
 
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
@@ -107,8 +107,18 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     unknown = unknown_places(decision)
     unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
     requests = _requests(decision, slots, unknown, specs, lang, out)
-    pending, passed = _settle(requests, specs, unknown, bool(unread), today, out)
-    out.questions += _questions(out.waiting, specs.routes, unknown, unread, passed, lang)
+    # "Springfield": several comparable places; which one is the traveller's to say, as for an unknown one.
+    ambiguous = list(slots.ambiguous_places)
+    unsure = unknown or ambiguous
+    if unknown:
+        place_question = message(lang, "unknown_place", name=unknown[0])
+    elif ambiguous:
+        options = [place_option(p) for p in slots.ambiguous_places[ambiguous[0]]]
+        place_question = message(lang, "ambiguous_place", name=ambiguous[0], options=join_list(lang, options))
+    else:
+        place_question = ""
+    pending, passed = _settle(requests, specs, unsure, bool(unread), today, out)
+    out.questions += _questions(out.waiting, specs.routes, unsure, place_question, unread, passed, lang)
     # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
     out.trip = out.trip.model_copy(update={"pending": pending or None})
     out.assumed_note = _assumed_note(out.calls, out.trip, lang)
@@ -210,6 +220,7 @@ def _questions(
     waiting: Mapping[str, list[str]],
     routes: Mapping[str, ToolRoute],
     unknown: list[str],
+    place_question: str,
     unread: list[str],
     passed: Mapping[str, str],
     lang: str,
@@ -222,7 +233,7 @@ def _questions(
         asks = list(gaps)
         if unknown and any(route.params.get(p) in followup.PLACE_SLOTS for p in gaps):
             if not place_asked:
-                questions.append(message(lang, "unknown_place", name=unknown[0]))
+                questions.append(place_question)
                 place_asked = True
             asks = [p for p in asks if route.params.get(p) not in followup.PLACE_SLOTS]
         if name in passed:

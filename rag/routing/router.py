@@ -381,7 +381,7 @@ class Router:
                     if mention is not None and mention.text in slots.ambiguous_places:
                         if mention.text not in named:
                             named.add(mention.text)
-                            options = [_option(o) for o in slots.ambiguous_places[mention.text]]
+                            options = [place_option(o) for o in slots.ambiguous_places[mention.text]]
                             parts.append(
                                 message(
                                     lang,
@@ -418,7 +418,8 @@ def _ask(lang: str, tool: str, param: str, route: ToolRoute) -> str:
         return route.ask[param]
 
 
-def _option(place: Any) -> str:
+def place_option(place: Any) -> str:
+    """How a candidate place is named when asking which one: "Springfield (USA, SGF)"."""
     from connectors import gazetteer
 
     country = gazetteer.load().countries.get(place.country_code)
