@@ -213,3 +213,17 @@ async def test_show_me_is_not_an_activity(query_embedder: OnnxEmbedder) -> None:
 async def test_a_route_by_train_is_not_a_flight(query_embedder: OnnxEmbedder) -> None:
     d = await (await make_router(query_embedder)).route("Lisbon to Porto by train")
     assert "flight_search" not in d.intended
+
+
+@pytest.mark.parametrize(
+    ("message", "intended"),
+    [
+        ("get me a plane ticket to austin", {"flight_search"}),  # a plane ticket is not an activity
+        ("when should I fly Lisbon to Rio to get the lowest fare?", {"cheapest_dates"}),
+        ("tell me about the weather today", {"weather_forecast"}),  # not "tell me about the results"
+        ("remind me of the hotel in Lisbon you found", set()),
+    ],
+)
+async def test_keyword_edges(query_embedder: OnnxEmbedder, message: str, intended: set[str]) -> None:
+    d = await (await make_router(query_embedder)).route(message)
+    assert d.intended == intended, d.to_json()

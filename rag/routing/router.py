@@ -104,6 +104,7 @@ class Analysis:
     # An explicit ask ("find me", "book", "busca", "je cherche") or a message of a few words: with a
     # tool's keyword, that is the tool asked for, even when its examples score low.
     request: bool = False
+    asked: bool = False  # the explicit ask alone, not only a short message
     # The tool classifier's probabilities and thresholds (None when no classifier is loaded).
     classification: Classification | None = None
 
@@ -164,8 +165,11 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
         if route.required and all(params.get(p) is not None for p in route.required):
             chosen[name] = (score, "keyword")  # a complete request: the keyword and everything it needs
         elif a.request and not known and score >= none - 0.1:
-            # "find me a hotel in Nairobi": asked for by name (for its own tools, the classifier's
-            # keyword threshold says this).
+            # "find me a hotel in Nairobi": asked for by name.
+            chosen[name] = (score, "keyword")
+        elif a.asked and known and c is not None and score >= c.probabilities.get(NONE, 1.0):
+            # "get me a plane ticket to austin": the keyword, an ask, and the classifier leaning
+            # more to this tool than to none.
             chosen[name] = (score, "keyword")
     if not chosen and not vetoed:
         # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
@@ -268,6 +272,7 @@ class Router:
             tool_negative={n for n, ps in self._tool_negative.items() if any(p.search(text) for p in ps)},
             retrieval=any(p.search(text) for p in self._retrieval),
             request=bool(_REQUEST.search(text)) or len(text.split()) <= SHORT_REQUEST_WORDS,
+            asked=bool(_REQUEST.search(text)),
             scores=self.semantic.scores(vectors),
             classification=self.semantic.classify(vectors),
         )
