@@ -323,3 +323,14 @@ async def test_recall_right_after_a_search_sees_it_while_others_are_still_queued
     hits = await service.recall("what hotels did you find?", "me")
     assert hits and all(h.payload["kind"] == "hotel_offer" and h.payload["user_scope"] == "me" for h in hits)
     await service.tasks.drain()
+
+
+async def test_results_outside_the_destination_cities_still_carry_their_place(live) -> None:  # type: ignore[no-untyped-def]
+    service, store, _ = live
+    await service.call("hotel_search", {**HOTEL, "city": "Kansas City"}, "kc")
+    await service.tasks.drain()
+    hits = await store.get([h.id for h in (await store.scroll(live_filter("kc"), 10))[0]])
+    assert hits and all(h.payload.get("city_norm") == "kansas city" for h in hits), [
+        h.payload.get("city_norm") for h in hits
+    ]
+    assert all(h.payload.get("country_code") == "US" for h in hits)

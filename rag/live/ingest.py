@@ -245,7 +245,30 @@ class LiveIngestor:
             out["iata"] = codes
         if city is not None:
             out.update(city=city.name, city_norm=norm(city.name), country_code=city.country_code)
+        else:
+            # Not one of the destination cities: the gazetteer still knows where it is (Kansas City).
+            name, country = self._anywhere(r)
+            if name:
+                out.update(city=name, city_norm=norm(name), country_code=country)
         return out
+
+    def _anywhere(self, r: Result) -> tuple[str | None, str | None]:
+        code = None
+        if isinstance(r, FlightOffer | Inspiration | CheapestDate):
+            code = r.destination
+        elif isinstance(r, HotelOffer):
+            code = r.city_code
+        elif isinstance(r, Location):
+            code = r.city_code or r.iata
+        if code:
+            place = self._catalogue.resolve(code)
+            return (place.city_name, place.country_code) if place else (None, None)
+        latitude, longitude = getattr(r, "latitude", None), getattr(r, "longitude", None)
+        if latitude is not None and longitude is not None:
+            near = self._catalogue.gazetteer.by_point.nearest(latitude, longitude, 30)
+            if near is not None:
+                return near[0].name, near[0].country_code
+        return None, None
 
     async def cached(self, req_key: str, now: float | None = None) -> list[Result] | None:
         """The results of a recent identical request, if every one of them is still fresh."""
