@@ -77,3 +77,21 @@ async def client(aiohttp_client, make_settings, small_seed):  # type: ignore[no-
     )
     app: web.Application = create_app(settings)
     return await aiohttp_client(app)
+
+
+@pytest.fixture
+async def llm_chat(aiohttp_client, aiohttp_server, make_settings, small_seed):  # type: ignore[no-untyped-def]
+    """The real app answering through a scripted OpenAI-compatible stub server: (script, client)."""
+    from rag.web.app import create_app
+    from tests.llm_stub import Script, create_stub
+
+    script = Script()
+    server = await aiohttp_server(create_stub(script))
+    settings = make_settings(
+        WAYFARER_INDEX__SEED_DIR=str(small_seed),
+        WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
+        WAYFARER_LLM__MODEL="stub",
+        WAYFARER_LLM__TIMEOUT_SECONDS="1",
+        WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS="1",
+    )
+    return script, await aiohttp_client(create_app(settings))

@@ -7,23 +7,6 @@ from typing import Any
 import pytest
 
 from rag.chat.generate import trim_history
-from tests.llm_stub import Script, create_stub
-
-
-@pytest.fixture
-async def chat(aiohttp_client, aiohttp_server, make_settings, small_seed):  # type: ignore[no-untyped-def]
-    from rag.web.app import create_app
-
-    script = Script()
-    server = await aiohttp_server(create_stub(script))
-    settings = make_settings(
-        WAYFARER_INDEX__SEED_DIR=str(small_seed),
-        WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
-        WAYFARER_LLM__MODEL="stub",
-        WAYFARER_LLM__TIMEOUT_SECONDS="1",
-        WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS="1",
-    )
-    return script, await aiohttp_client(create_app(settings))
 
 
 async def ask(client: Any, text: str) -> dict[str, Any]:
@@ -32,8 +15,8 @@ async def ask(client: Any, text: str) -> dict[str, Any]:
     return dict(await resp.json())
 
 
-async def test_the_model_answers_from_numbered_quoted_data(chat) -> None:  # type: ignore[no-untyped-def]
-    script, client = chat
+async def test_the_model_answers_from_numbered_quoted_data(llm_chat) -> None:  # type: ignore[no-untyped-def]
+    script, client = llm_chat
     script.replies = [("tools", {}), ("stream", "Autumn is lovely in Tokyo [1].")]
     body = await ask(client, "When is Tokyo at its best?")
     assert body["text"] == "Autumn is lovely in Tokyo [1]."
@@ -48,8 +31,8 @@ async def test_the_model_answers_from_numbered_quoted_data(chat) -> None:  # typ
 
 
 @pytest.mark.parametrize("reply", [("sleep", 2.0), ("status", 500), ("broken_stream", "one two three four")])
-async def test_model_failures_fall_back_to_the_composer(chat, reply: tuple[str, Any]) -> None:  # type: ignore[no-untyped-def]
-    script, client = chat
+async def test_model_failures_fall_back_to_the_composer(llm_chat, reply: tuple[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    script, client = llm_chat
     script.replies = [("tools", {}), reply]
     body = await ask(client, "What should I pack for a humid tropical trip?")
     assert "Sources: [1]" in body["text"] and body["sources"][0]["id"] == "topics/packing-by-climate"

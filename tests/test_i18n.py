@@ -20,7 +20,6 @@ from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, 
 from rag.routing.config import DEFAULT_PATH, load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
-from tests.llm_stub import Script, create_stub
 
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 
@@ -199,22 +198,6 @@ async def test_a_spanish_question_is_answered_from_the_lisbon_guide(client) -> N
     body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?")
     docs = [s["id"] for s in body["sources"] if s["kind"] == "document"]
     assert docs and all(d.startswith(("guides/lisbon", "topics/")) for d in docs), docs
-
-
-@pytest.fixture
-async def llm_chat(aiohttp_client, aiohttp_server, make_settings, small_seed):  # type: ignore[no-untyped-def]
-    from rag.web.app import create_app
-
-    script = Script()
-    server = await aiohttp_server(create_stub(script))
-    settings = make_settings(
-        WAYFARER_INDEX__SEED_DIR=str(small_seed),
-        WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
-        WAYFARER_LLM__MODEL="stub",
-        WAYFARER_LLM__TIMEOUT_SECONDS="1",
-        WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS="1",
-    )
-    return script, await aiohttp_client(create_app(settings))
 
 
 async def test_the_model_is_told_to_answer_in_the_messages_language(llm_chat) -> None:  # type: ignore[no-untyped-def]
