@@ -19,12 +19,7 @@ from typing import Any
 from rag.chat.trip import ToolRequest
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
-from rag.routing.router import build_params
-
-PLACE_SLOTS = frozenset(
-    {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
-)
-DATE_SLOTS = frozenset({"start_date", "end_date"})
+from rag.routing.slots import PLACE_SLOTS, build_params
 
 # Words a follow-up may hold besides what it changes: joins, "what about", "same dates", "instead",
 # traveller and stay words whose numbers the extractor reads, in en/es/fr/de/pt/it.

@@ -25,7 +25,8 @@ from rag.chat.trip import FROM_TRIP, ToolRequest, TripState, complete_params, sh
 from rag.i18n import join_list, message, tool_label
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
-from rag.routing.router import RouteDecision, place_option
+from rag.routing.router import RouteDecision, ask_phrase, place_option
+from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
 
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
@@ -104,7 +105,7 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     if trip.start_date is not None and trip.start_date < today:
         trip = trip.model_copy(update={"start_date": None, "end_date": None})  # never a trip's date
     out = Plan(trip=trip)
-    unknown = unknown_places(decision)
+    unknown = list(decision.unknown_places)
     unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
     requests = _requests(decision, slots, unknown, specs, lang, out)
     # "Springfield": several comparable places; which one is the traveller's to say, as for an unknown one.
@@ -164,7 +165,7 @@ def _settle(
         keep_out = frozenset(
             p
             for p, s in route.params.items()
-            if (unknown and s in followup.PLACE_SLOTS) or (unread and s in followup.DATE_SLOTS)
+            if (unknown and s in PLACE_SLOTS) or (unread and s in DATE_SLOTS)
         )
         completed, taken = complete_params(
             params, route.required, set(specs.allowed.get(name, route.params)), out.trip, keep_out=keep_out
@@ -185,20 +186,12 @@ def _settle(
     return pending, passed
 
 
-def unknown_places(decision: RouteDecision) -> list[str]:
-    """Place-like text in the message that the catalogue could not resolve ("hotels in Zzyzx")."""
-    found = getattr(decision, "unknown_places", None)  # the router's, where it reports them
-    if not found and decision.slots is not None:
-        found = decision.slots.unknown_places
-    return list(found or [])
-
-
 def _read(span: tuple[int, int], slots: Slots) -> bool:
     return any(d.start < span[1] and span[0] < d.end for d in slots.dates)
 
 
 def _date_params(route: ToolRoute, params: Mapping[str, Any]) -> list[str]:
-    dated = {p for p, s in route.params.items() if s in followup.DATE_SLOTS}
+    dated = {p for p, s in route.params.items() if s in DATE_SLOTS}
     dated |= {p for p, f in FROM_TRIP.items() if f in ("start_date", "end_date")}
     return [p for p in params if p in dated]
 
@@ -231,17 +224,17 @@ def _questions(
     for name, gaps in waiting.items():
         route = routes[name]
         asks = list(gaps)
-        if unknown and any(route.params.get(p) in followup.PLACE_SLOTS for p in gaps):
+        if unknown and any(route.params.get(p) in PLACE_SLOTS for p in gaps):
             if not place_asked:
                 questions.append(place_question)
                 place_asked = True
-            asks = [p for p in asks if route.params.get(p) not in followup.PLACE_SLOTS]
+            asks = [p for p in asks if route.params.get(p) not in PLACE_SLOTS]
         if name in passed:
             questions.append(message(lang, "past_date", date=passed[name]))
-        elif unread and any(route.params.get(p) in followup.DATE_SLOTS for p in asks):
+        elif unread and any(route.params.get(p) in DATE_SLOTS for p in asks):
             questions.append(message(lang, "unread_date", date=unread[0]))
         if asks:
-            phrases = [_say(lang, f"ask.{name}.{p}", route.ask.get(p, p.replace("_", " "))) for p in asks]
+            phrases = [ask_phrase(lang, name, p, route) for p in asks]
             questions.append(
                 message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, phrases))
             )
@@ -282,12 +275,3 @@ def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str |
             if not starts and call.params.get(e) is not None and str(call.params[e]) not in items:
                 items.append(str(call.params[e]))
     return message(lang, "assumed", items=join_list(lang, items)) if items else None
-
-
-def _say(lang: str, key: str, fallback: str, **kwargs: Any) -> str:
-    """A catalogue phrase, or ``fallback`` (English) where the catalogue has none (asking again for a
-    parameter that is not required, such as a return date that has passed)."""
-    try:
-        return message(lang, key, **kwargs)
-    except KeyError:
-        return fallback.format(**kwargs)

@@ -15,7 +15,7 @@ from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
 from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
-from rag.chat.plan import Plan, ToolSpecs, plan, unknown_places
+from rag.chat.plan import Plan, ToolSpecs, plan
 from rag.chat.sessions import SessionStore
 from rag.errors import (
     ProviderTimeoutError,
@@ -24,7 +24,6 @@ from rag.errors import (
     ValidationError,
     WayfarerError,
 )
-from rag.i18n import detect_language
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -131,7 +130,7 @@ class ChatService:
         vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
         mark("embed")
         decision = await self._router.route(text, vector)
-        lang = detect_language(text)
+        lang = decision.lang
         planned = plan(decision, trip, self._specs, self._today(), lang)
         mark("route")
         hits, recalled = await asyncio.gather(
@@ -194,7 +193,7 @@ class ChatService:
         text = self._checked(text)
         decision = await self._router.route(text)
         trip = await self.sessions.trip(user_id)
-        planned = plan(decision, trip, self._specs, self._today(), detect_language(text))
+        planned = plan(decision, trip, self._specs, self._today(), decision.lang)
         out: dict[str, Any] = {
             "use_rag": decision.use_rag,
             "tools": [c.to_json() for c in planned.calls],
@@ -231,7 +230,7 @@ class ChatService:
         if not self.grounding:
             return await self._retriever.search(text, self._passages, user_id=user_id, vector=vector)
         places, countries = focus(
-            decision.slots, planned.trip, [c.name for c in planned.calls], unknown_places(decision)
+            decision.slots, planned.trip, [c.name for c in planned.calls], decision.unknown_places
         )
         query = search_text(text, decision.slots)
         if query != text:  # "Londres": the guide says "London"; worth a second embedding

@@ -35,16 +35,13 @@ from rag.routing.classifier import Classification, ToolClassifier
 from rag.routing.config import RoutingConfig, ToolRoute, _compile
 from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
-from rag.routing.places import PlaceMention
 from rag.routing.semantic import NONE, SemanticRouter
+from rag.routing.slots import PLACE_SLOTS, build_params, place_mention, positional, slot_value
 
 logger = logging.getLogger(__name__)
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
 _COMMAND = re.compile(r"(?:^|\s)(/[a-z_]+)\b", re.IGNORECASE)
-_LOOKUP = re.compile(
-    r"\b(?:code|codes|airports?)\s+(?:for|of|in|at)\s+([^\W\d][\w' -]{1,40}?)(?:'s\b.*)?\s*\??$", re.I
-)
 _CLAUSE = re.compile(r"\s*(?:[,;&+]|\band\b|\balso\b|\bplus\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
 
 
@@ -105,6 +102,7 @@ class Analysis:
     # tool's keyword, that is the tool asked for, even when its examples score low.
     request: bool = False
     asked: bool = False  # the explicit ask alone, not only a short message
+    lang: str = "en"  # the message's language (its dates are read in it)
     # The tool classifier's probabilities and thresholds (None when no classifier is loaded).
     classification: Classification | None = None
 
@@ -258,7 +256,8 @@ class Router:
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share."""
         text = " ".join(message.split())
-        slots = extract(text, self.catalogue, self._today(), self._order, country, detect_language(text))
+        lang = detect_language(text)
+        slots = extract(text, self.catalogue, self._today(), self._order, country, lang)
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
@@ -273,6 +272,7 @@ class Router:
             retrieval=any(p.search(text) for p in self._retrieval),
             request=bool(_REQUEST.search(text)) or len(text.split()) <= SHORT_REQUEST_WORDS,
             asked=bool(_REQUEST.search(text)),
+            lang=lang,
             scores=self.semantic.scores(vectors),
             classification=self.semantic.classify(vectors),
         )
@@ -291,7 +291,7 @@ class Router:
             if classify:
                 classify.cancel()
             return self._route_commands(a, lang)
-        lang = detect_language(a.text)
+        lang = a.lang
         chosen = decide(a, self.config, self.margin)
         llm_args: dict[str, dict[str, Any]] = {}
         if classify is not None:
@@ -336,7 +336,7 @@ class Router:
             route = self.config.tools[name]
             slots = extract(rest, self.catalogue, self._today(), self._order)
             params = build_params(route, slots, {})
-            _positional(route, rest, slots, params)
+            positional(route, rest, slots, params)
             self._place(decision, name, route, params, 1.0, "command")
         decision.clarify = self.clarify(decision.missing, a.slots, lang)
         if unknown:
@@ -403,7 +403,7 @@ class Router:
                         continue
                     if mention is None and any(u in named for u in slots.unknown_places):
                         continue  # the question about the unknown place covers it
-                asks.append(_ask(lang, name, p, route))
+                asks.append(ask_phrase(lang, name, p, route))
             if asks:
                 parts.append(
                     message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, asks))
@@ -411,16 +411,13 @@ class Router:
         return " ".join(parts) or None
 
 
-PLACE_SLOTS = frozenset(
-    {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
-)
-
-
-def _ask(lang: str, tool: str, param: str, route: ToolRoute) -> str:
+def ask_phrase(lang: str, tool: str, param: str, route: ToolRoute) -> str:
+    """How to ask for a tool's parameter in ``lang``; the routes.yaml question (English) where the
+    catalogue has none."""
     try:
         return message(lang, f"ask.{tool}.{param}")
     except KeyError:
-        return route.ask[param]
+        return route.ask.get(param, param.replace("_", " "))
 
 
 def place_option(place: Any) -> str:
@@ -430,81 +427,3 @@ def place_option(place: Any) -> str:
     country = gazetteer.load().countries.get(place.country_code)
     where = country.name if country else place.country_code
     return f"{place.city_name} ({where}, {place.code})"
-
-
-def place_mention(slots: Slots, slot: str) -> PlaceMention | None:
-    """The place mention a place slot takes its value from, if any."""
-    if slot == "origin":
-        return slots.origin
-    if slot == "destination":
-        return slots.destination
-    if slot == "route_destination":
-        return slots.destination if slots.origin else None
-    if slot == "origin_or_place":
-        return slots.origin or (slots.places[0] if len(slots.places) == 1 else None)
-    if slot in ("place", "place_name", "place_text"):
-        return slots.place
-    return None
-
-
-def slot_value(slots: Slots, name: str) -> Any:
-    """The value of an extractor slot as a tool parameter (codes and ISO dates)."""
-    if name == "origin":
-        return slots.origin.place.code if slots.origin else None
-    if name == "destination":
-        return slots.destination.place.code if slots.destination else None
-    if name == "route_destination":
-        return slots.destination.place.code if slots.destination and slots.origin else None
-    if name == "origin_or_place":
-        only = slots.places[0] if len(slots.places) == 1 else None
-        p = slots.origin or only
-        return p.place.code if p else None
-    if name == "place":
-        return slots.place.place.code if slots.place else None
-    if name == "place_name":
-        if slots.place:
-            return slots.place.place.city_name
-        # The forecast takes any place its provider can geocode, known to our catalogue or not.
-        return slots.unknown_places[0] if slots.unknown_places else None
-    if name == "place_text":
-        if slots.place:
-            return slots.place.text
-        # "IATA code of Narita": a name the catalogue does not know is still worth looking up.
-        m = _LOOKUP.search(slots.text)
-        return m.group(1).strip() if m else None
-    if name == "start_date":
-        return slots.start_date.isoformat() if slots.start_date else None
-    if name == "end_date":
-        return slots.end_date.isoformat() if slots.end_date else None
-    if name == "nonstop":
-        return True if slots.nonstop else None
-    if name == "route_pair":
-        return True if slots.route_pair else None
-    return getattr(slots, name)
-
-
-def build_params(route: ToolRoute, slots: Slots, llm_args: Mapping[str, Any]) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for param, slot in route.params.items():
-        value = slot_value(slots, slot)
-        if value is None and llm_args.get(param) not in (None, ""):
-            value = llm_args[param]
-        if value is not None:
-            params[param] = value
-    if "check_out" in params and "nights" in params:
-        params.pop("nights")  # the explicit date wins over a count
-    return params
-
-
-def _positional(route: ToolRoute, rest: str, slots: Slots, params: dict[str, Any]) -> None:
-    """Command arguments the extractor could not place: numbers in order, then free text for a name."""
-    numbers = [int(t) for t in rest.split() if t.isdigit()]
-    for arg in route.args:
-        if arg in params:
-            continue
-        if arg in ("nights", "max_price", "adults", "days") and numbers:
-            params[arg] = numbers.pop(0)
-        elif arg in ("city", "keyword") and rest:
-            words = [w for w in rest.split() if not w.isdigit() and not re.match(r"\d{4}-\d{2}-\d{2}", w)]
-            if words:
-                params[arg] = " ".join(words)

@@ -133,40 +133,30 @@ class QdrantStore:
         payload: bool | list[str] = True if fields is None else list(fields)
         if mode == "sparse" and (sparse is None or not sparse.indices):
             return []  # a query of stop words only
-        try:
-            if mode == "dense" or sparse is None or not sparse.indices:
-                res = await self._client.query_points(
-                    self._collection,
-                    query=dense,
-                    using=DENSE,
-                    limit=limit,
-                    query_filter=f,
-                    with_payload=payload,
-                )
+        query: Any = dense
+        using: str | None = DENSE
+        prefetch: list[models.Prefetch] | None = None
+        if mode != "dense" and sparse is not None and sparse.indices:
+            sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
+            if mode == "sparse":
+                query, using = sparse_q, SPARSE
             else:
-                sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values)
-                if mode == "sparse":
-                    res = await self._client.query_points(
-                        self._collection,
-                        query=sparse_q,
-                        using=SPARSE,
-                        limit=limit,
-                        query_filter=f,
-                        with_payload=payload,
-                    )
-                else:
-                    pre = max(self.prefetch_limit, limit)
-                    res = await self._client.query_points(
-                        self._collection,
-                        prefetch=[
-                            models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
-                            models.Prefetch(query=sparse_q, using=SPARSE, limit=pre, filter=f),
-                        ],
-                        query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
-                        query_filter=f,
-                        limit=limit,
-                        with_payload=payload,
-                    )
+                pre = max(self.prefetch_limit, limit)
+                query, using = models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)), None
+                prefetch = [
+                    models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
+                    models.Prefetch(query=sparse_q, using=SPARSE, limit=pre, filter=f),
+                ]
+        try:
+            res = await self._client.query_points(
+                self._collection,
+                prefetch=prefetch,
+                query=query,
+                using=using,
+                query_filter=f,
+                limit=limit,
+                with_payload=payload,
+            )
         except Exception as exc:
             raise IndexUnavailableError(f"search failed: {exc}") from exc
         return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in res.points]
