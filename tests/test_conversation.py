@@ -233,3 +233,10 @@ async def test_an_ambiguous_place_is_asked_about_never_filled_from_the_trip(tool
     shared = await say(tools_only, "amb", f"flights from Chicago to Springfield on {ahead(25)}")
     assert shared["tool_calls"] == [], shared["tool_calls"]
     assert "Springfield" in shared["text"] and "SGF" in shared["text"], shared["text"]
+
+
+async def test_a_shared_name_follows_the_conversation_country(tools_only) -> None:  # type: ignore[no-untyped-def]
+    await say(tools_only, "es", f"hotel in Madrid from {ahead(20)} to {ahead(22)}")
+    # Valencia, Venezuela is bigger than Valencia, Spain; the conversation is in Spain.
+    valencia = only_call(await say(tools_only, "es", "what about Valencia?"))
+    assert valencia["params"]["city"] == "VLC", valencia

@@ -17,6 +17,7 @@ from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.plan import Plan, ToolSpecs, plan
 from rag.chat.sessions import SessionStore
+from rag.chat.trip import TripState
 from rag.errors import (
     ProviderTimeoutError,
     RateLimitedError,
@@ -129,7 +130,7 @@ class ChatService:
         trip = await self.sessions.trip(user_id)
         vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
         mark("embed")
-        decision = await self._router.route(text, vector)
+        decision = await self._router.route(text, vector, country=self._country(trip))
         lang = decision.lang
         planned = plan(decision, trip, self._specs, self._today(), lang)
         mark("route")
@@ -191,8 +192,8 @@ class ChatService:
         """What the chat would call and ask for ``text`` in ``user_id``'s conversation (trip state and
         follow-ups included), as /v1/route answers it: no tool is called and nothing is stored."""
         text = self._checked(text)
-        decision = await self._router.route(text)
         trip = await self.sessions.trip(user_id)
+        decision = await self._router.route(text, country=self._country(trip))
         planned = plan(decision, trip, self._specs, self._today(), decision.lang)
         out: dict[str, Any] = {
             "use_rag": decision.use_rag,
@@ -222,6 +223,11 @@ class ChatService:
             except RateLimitedError:
                 self._metrics.rate_limited.inc()
                 raise
+
+    def _country(self, trip: TripState) -> str | None:
+        """The conversation's country (its destination's), which settles names several places share."""
+        place = self._router.catalogue.resolve(trip.destination) if trip.destination else None
+        return place.country_code if place else None
 
     async def _search(
         self, text: str, vector: list[float], user_id: str, decision: RouteDecision, planned: Plan
