@@ -14,6 +14,10 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   └── PayloadTooLargeError       413 payload_too_large
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
+    │   └── UnknownAnswerError         404 unknown_answer     (a WebSocket resume of an answer not known)
+    ├── ConflictError                  409 conflict
+    │   ├── BusyError                  409 busy               (a message while the previous one is answered)
+    │   └── NothingToCancelError       409 nothing_to_cancel  (a cancel with no answer being written)
     ├── RateLimitedError               429 rate_limited
     ├── JobRunningError                409 job_running
     ├── BackendError                   503 backend_unavailable
@@ -94,6 +98,23 @@ class UnauthorizedError(WayfarerError):
 class NotFoundError(WayfarerError):
     status = 404
     code = "not_found"
+
+
+class UnknownAnswerError(NotFoundError):
+    code = "unknown_answer"
+
+
+class ConflictError(WayfarerError):
+    status = 409
+    code = "conflict"
+
+
+class BusyError(ConflictError):
+    code = "busy"
+
+
+class NothingToCancelError(ConflictError):
+    code = "nothing_to_cancel"
 
 
 class RateLimitedError(WayfarerError):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from connectors.locations import LocationCatalogue
 from rag.routing.dates import find_dates
 from rag.routing.extract import extract
+from rag.routing.months import find_months
 
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 CAT = LocationCatalogue.load()
@@ -88,7 +89,7 @@ def test_day_first_order_and_words_that_are_not_dates() -> None:
 
 
 @given(st.sampled_from(CAT.cities), st.sampled_from(CAT.cities))
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)  # the first extract() loads the place index (about a second)
 def test_from_a_to_b_roles(a, b) -> None:  # type: ignore[no-untyped-def]
     if a.city_code == b.city_code:
         return
@@ -235,3 +236,100 @@ def test_other_languages_impossible_past_or_no_dates_give_none(lang: str, text: 
 def test_the_english_parser_ignores_other_languages_words() -> None:
     assert find_dates("mañana", TODAY) == [] and find_dates("demain", TODAY, lang="en") == []
     assert find_dates("morgen", TODAY, lang="xx") == []  # a language we do not speak: English rules
+
+
+# --- months without a day ("in April"), and days that have passed -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "first", "span"),
+    [
+        ("en", "I'm going to Tokyo in April", "2027-04-01", "in April"),
+        ("en", "Tokyo next April", "2027-04-01", "next April"),
+        ("en", "Tokyo, April 2027", "2027-04-01", "April 2027"),
+        ("en", "a week in Lisbon in early May", "2027-05-01", "in early May"),
+        ("en", "weather in Tokyo in November", "2026-11-01", "in November"),  # this month counts
+        ("en", "Tokyo next November", "2027-11-01", "next November"),  # said in November: a year away
+        ("en", "Lisbon in April 2031", "2031-04-01", "in April 2031"),
+        ("en", "Rome in March 2025", "2025-03-01", "in March 2025"),  # past: kept, to be refused
+        ("es", "Voy a Tokio en abril", "2027-04-01", "en abril"),
+        ("es", "Madrid el próximo noviembre", "2027-11-01", "el próximo noviembre"),
+        ("es", "Sevilla en abril de 2027", "2027-04-01", "en abril de 2027"),
+        ("fr", "Je pars à Paris en avril", "2027-04-01", "en avril"),
+        ("fr", "Nice en avril prochain", "2027-04-01", "en avril prochain"),
+        ("fr", "Lyon au mois d'août", "2027-08-01", "au mois d'août"),
+        ("de", "Ich fliege im April nach Berlin", "2027-04-01", "im April"),
+        ("de", "Hamburg Anfang Mai", "2027-05-01", "Anfang Mai"),
+        ("pt", "Vou a Lisboa em abril", "2027-04-01", "em abril"),
+        ("pt", "Porto em março de 2027", "2027-03-01", "em março de 2027"),
+        ("it", "Vado a Roma ad aprile", "2027-04-01", "ad aprile"),
+        ("it", "Firenze a maggio", "2027-05-01", "a maggio"),
+    ],
+)
+def test_month_mentions(lang: str, text: str, first: str, span: str) -> None:
+    [m] = find_months(text, TODAY)
+    assert (m.first.isoformat(), text[m.start : m.end]) == (first, span)
+    s = extract(text, CAT, TODAY, lang=lang)
+    assert s.month == m.first and s.start_date is None  # a month is not a start date
+
+
+@given(st.integers(min_value=1, max_value=12), st.sampled_from(["en", *sorted(MONTHS_IN)]))
+def test_a_month_is_the_next_such_month(month: int, lang: str) -> None:
+    name = MONTH_NAMES[month - 1] if lang == "en" else MONTHS_IN[lang].split()[month - 1]
+    cue = {"en": "in", "es": "en", "fr": "en", "de": "im", "pt": "em", "it": "a"}[lang]
+    [m] = find_months(f"Lisboa {cue} {name}", TODAY)
+    assert m.first.month == month and m.first.day == 1
+    assert TODAY.replace(day=1) <= m.first < TODAY.replace(day=1, year=TODAY.year + 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I may go to Tokyo",
+        "it may rain in Lisbon",
+        "May I book a hotel in Rome?",
+        "this may help",
+        "you may want a hotel",
+        "flights on April 10",  # a date, not a month
+        "my friend April and I",  # a name
+        "weather on Mars",
+        "a hotel by the sea (a mar)",
+    ],
+)
+def test_words_that_are_not_months(text: str) -> None:
+    assert extract(text, CAT, TODAY).month is None
+
+
+def test_a_month_is_no_place() -> None:
+    # March (Cambridgeshire) and the month: "in March" after a city is the month.
+    assert [p.place.code for p in extract("weather in Paris in March", CAT, TODAY).places] == ["PAR"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "first"),
+    [
+        ("en", "weather in Rome yesterday", "2026-11-20"),
+        ("en", "weather in Rome last week", "2026-11-09"),
+        ("en", "what was it like last friday", "2026-11-20"),
+        ("en", "three days ago", "2026-11-18"),
+        ("en", "weather in Rome on 2025-03-01", "2025-03-01"),
+        ("es", "tiempo en Roma la semana pasada", "2026-11-09"),
+        ("fr", "la météo d'hier à Paris", "2026-11-20"),
+        ("de", "Wetter in Berlin letzte Woche", "2026-11-09"),
+        ("pt", "o tempo em Lisboa ontem", "2026-11-20"),
+        ("it", "meteo a Roma la settimana scorsa", "2026-11-09"),
+    ],
+)
+def test_days_that_have_passed_are_read_apart(lang: str, text: str, first: str) -> None:
+    s = extract(text, CAT, TODAY, lang=lang)
+    assert [d.first.isoformat() for d in s.past_dates] == [first]
+    # English keeps a lone past day as its date (the plan refuses it); other languages never send one.
+    assert [d.first.isoformat() for d in s.dates] == ([first] if lang == "en" else [])
+
+
+def test_a_coming_day_wins_over_a_past_one() -> None:
+    s = extract("we landed yesterday; weather in Rome tomorrow?", CAT, TODAY)
+    assert s.start_date == dt.date(2026, 11, 22) and [d.first for d in s.past_dates] == [
+        dt.date(2026, 11, 20)
+    ]
+    assert all(d.first >= TODAY for d in find_dates("the last weekend of May", TODAY))  # not a past weekend

@@ -1,4 +1,8 @@
-"""The chat page in a real headless Chromium (Debian's chromium and chromium-driver) against the real app."""
+"""The chat page in a real headless Chromium (Debian's chromium and chromium-driver) against the real app.
+
+One browser serves the whole module; each test gets its own app (a fresh data dir) and its own user.
+Slow answers come from the sandbox's latency fault, hostile provider text from its rewrite fault.
+"""
 
 from __future__ import annotations
 
@@ -7,89 +11,330 @@ import datetime as dt
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
+
+from connectors.sandbox.app import FAULTS
+from connectors.sandbox.faults import SandboxFaults
+from rag.web import keys
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+HOSTILE = '<img src=x onerror="window.pwned=1">**bold** [x](javascript:window.pwned=2)'
 
 
-def browser(profile: str) -> webdriver.Chrome:
+@pytest.fixture(scope="module")
+def driver() -> Iterator[webdriver.Chrome]:
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         if os.environ.get("CI"):
             pytest.fail("CI must provide chromium and chromium-driver (scripts/test.sh installs them)")
         pytest.skip("chromium and chromium-driver are not installed (scripts/test.sh installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    with tempfile.TemporaryDirectory() as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--window-size=1100,900",
+            f"--user-data-dir={profile}",
+        ):
+            options.add_argument(flag)
+        chrome = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        try:
+            yield chrome
+        finally:
+            chrome.quit()
 
 
-def ask(driver: webdriver.Chrome, text: str, turn: int) -> Any:
-    """Send a message through the page and return the finished answer's turn element."""
-    box = driver.find_element(By.ID, "message")
-    box.send_keys(text)
+@pytest.fixture
+async def page_app(aiohttp_client, make_settings, small_seed):  # type: ignore[no-untyped-def]
+    """The real app on a real port, with room for a slow provider (deadlines well past its latency)."""
+    from rag.web.app import create_app
+
+    settings = make_settings(
+        WAYFARER_INDEX__SEED_DIR=str(small_seed),
+        WAYFARER_CONNECTORS__MIN_INTERVAL_MS="0",
+        WAYFARER_LIMITS__TOOL_DEADLINE_SECONDS="60",
+        WAYFARER_LIMITS__CHAT_DEADLINE_SECONDS="60",
+    )
+    return await aiohttp_client(create_app(settings))
+
+
+def faults(client: Any) -> SandboxFaults:
+    return client.app[keys.TOOLS].sandbox_runner.app[FAULTS]  # type: ignore[no-any-return]
+
+
+def ahead(days: int) -> str:
+    return (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=days)).isoformat()
+
+
+def wait(driver: webdriver.Chrome, until: Callable[[webdriver.Chrome], Any], seconds: float = 45) -> Any:
+    return WebDriverWait(driver, seconds).until(until)
+
+
+def visit(driver: webdriver.Chrome, url: str, user: str, steps: Callable[..., Any], *args: Any) -> Any:
+    """Run `steps` on the page loaded as `user`, then leave it: the app's shutdown finds no socket open."""
+    try:
+        open_page(driver, url, user)
+        return steps(driver, *args)
+    finally:
+        driver.get("about:blank")
+
+
+def open_page(driver: webdriver.Chrome, url: str, user: str) -> None:
+    """Load the page as `user` and wait for its connection."""
+    driver.get(url)
+    driver.execute_script("localStorage.clear(); localStorage.setItem('wayfarer.user', arguments[0]);", user)
+    driver.refresh()
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "connected", 30)
+
+
+def assistant(driver: webdriver.Chrome, turn: int) -> WebElement:
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn.assistant")) >= turn)
+    return driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[turn - 1]
+
+
+def send(driver: webdriver.Chrome, text: str) -> None:
+    driver.find_element(By.ID, "message").send_keys(text)
     driver.find_element(By.ID, "send").click()
-    wait = WebDriverWait(driver, 90)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn.assistant")) >= turn)
-    answer = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[turn - 1]
-    wait.until(
-        lambda d: "streaming" not in answer.find_element(By.CSS_SELECTOR, ".answer").get_attribute("class")
+
+
+def ask(driver: webdriver.Chrome, text: str, turn: int) -> WebElement:
+    """Send a message through the page and return the finished answer's turn element."""
+    send(driver, text)
+    answer = assistant(driver, turn)
+    wait(
+        driver,
+        lambda d: "streaming" not in answer.find_element(By.CSS_SELECTOR, ".answer").get_attribute("class"),
     )
     return answer
 
 
-def drive(url: str, day: dt.date) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as profile:
-        driver = browser(profile)
-        try:
-            driver.get(url)
-            WebDriverWait(driver, 30).until(ec.text_to_be_present_in_element((By.ID, "status"), "connected"))
-            first = ask(driver, "What should I pack for a humid tropical trip?", 1)
-            body = first.find_element(By.CSS_SELECTOR, ".answer")
-            out: dict[str, Any] = {
-                "chunks": int(body.get_attribute("data-chunks") or 0),
-                "text": body.text,
-                "sources": [li.text for li in first.find_elements(By.CSS_SELECTOR, ".sources li")],
-                "tools_in_first": len(first.find_elements(By.CSS_SELECTOR, ".tool-calls li")),
-            }
-            second = ask(driver, f"flights from London to Tokyo on {day.isoformat()}", 2)
-            out["tool_calls"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
-            out["live_sources"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".sources li")]
-            out["second_text"] = second.find_element(By.CSS_SELECTOR, ".answer").text
-            out["errors"] = len(driver.find_elements(By.CSS_SELECTOR, ".turn.error"))
-            return out
-        finally:
-            driver.quit()
+def conversation(driver: webdriver.Chrome) -> list[tuple[str, str, list[str]]]:
+    """Each turn as (class, visible text, source items)."""
+    return [
+        (
+            box.get_attribute("class"),
+            box.find_element(By.CSS_SELECTOR, ".text").text,
+            [li.text for li in box.find_elements(By.CSS_SELECTOR, ".sources li")],
+        )
+        for box in driver.find_elements(By.CSS_SELECTOR, "#messages .turn")
+    ]
 
 
-async def test_the_page_streams_an_answer_with_sources_and_tool_calls(client) -> None:  # type: ignore[no-untyped-def]
-    page = await client.get("/")
+async def history(client: Any, user: str) -> list[dict[str, Any]]:
+    resp = await client.get(f"/v1/sessions/{user}")
+    assert resp.status == 200
+    return (await resp.json())["history"]  # type: ignore[no-any-return]
+
+
+async def settled_history(client: Any, user: str, turns: int) -> list[dict[str, Any]]:
+    """The history once it holds `turns` turns (an answer is saved as it ends, a moment after its frame)."""
+    for _ in range(200):
+        found = await history(client, user)
+        if len(found) >= turns:
+            return found
+        await asyncio.sleep(0.05)
+    return await history(client, user)
+
+
+def drive_answers(driver: webdriver.Chrome, origin: str, day: dt.date) -> dict[str, Any]:
+    assert driver.find_element(By.ID, "welcome").is_displayed()  # an empty conversation says what to ask
+    first = ask(driver, "What should I pack for a humid tropical trip?", 1)
+    body = first.find_element(By.CSS_SELECTOR, ".answer")
+    out: dict[str, Any] = {
+        "chunks": int(body.get_attribute("data-chunks") or 0),
+        "text": body.text,
+        "sources": [li.text for li in first.find_elements(By.CSS_SELECTOR, ".sources li")],
+        "tools_in_first": len(first.find_elements(By.CSS_SELECTOR, ".tool-calls li")),
+        "welcome_after": driver.find_element(By.ID, "welcome").is_displayed(),
+    }
+    # The copy button puts the answer's text on the clipboard.
+    driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    copy = first.find_element(By.CSS_SELECTOR, "button.copy")
+    copy.click()
+    wait(driver, lambda d: copy.get_attribute("data-copied") == "true", 10)
+    out["clipboard"] = driver.execute_async_script(
+        "const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('failed: ' + e));"
+    )
+    # A citation opens its source's excerpt.
+    cite = first.find_element(By.CSS_SELECTOR, ".answer a.cite")
+    target = first.find_element(By.CSS_SELECTOR, f'.sources li[data-n="{cite.get_attribute("data-n")}"]')
+    excerpt = target.find_element(By.CSS_SELECTOR, ".excerpt")
+    out["excerpt_hidden_before"] = not excerpt.is_displayed()
+    cite.click()
+    wait(driver, lambda d: excerpt.is_displayed(), 10)
+    out["excerpt"] = excerpt.text
+
+    second = ask(driver, f"flights from London to Tokyo on {day.isoformat()}", 2)
+    out["tool_calls"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
+    out["live_sources"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["second_text"] = second.find_element(By.CSS_SELECTOR, ".answer").text
+    out["markup"] = len(driver.find_elements(By.CSS_SELECTOR, ".answer li, .answer strong, .answer h3"))
+    out["visible"] = driver.find_element(By.ID, "messages").text
+    out["errors"] = len(driver.find_elements(By.CSS_SELECTOR, ".turn.error"))
+    return out
+
+
+async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citations(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    page = await page_app.get("/")
     assert page.status == 200 and "text/html" in page.headers["Content-Type"]
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    for asset in ("chat.js", "render.js", "chat.css", "vendor/markdown-it.min.js", "vendor/purify.min.js"):
+        assert (await page_app.get(f"/static/{asset}")).status == 200, asset
+    assert (await page_app.get("/static/../page.py")).status == 404
+    assert (await page_app.get("/static/index.htm")).status == 404
+    url = str(page_app.make_url("/"))
     day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)
-    seen = await asyncio.to_thread(drive, str(client.make_url("/")), day)
+    seen = await asyncio.to_thread(visit, driver, url, "page-one", drive_answers, url.rstrip("/"), day)
     assert seen["chunks"] > 1  # the answer arrived in several streamed frames
     assert "[1]" in seen["text"] and "Sources:" in seen["text"]
     assert seen["sources"] and seen["sources"][0].startswith("[1]") and "document" in seen["sources"][0]
-    assert seen["tools_in_first"] == 0 and seen["errors"] == 0
+    assert seen["tools_in_first"] == 0 and seen["errors"] == 0 and not seen["welcome_after"]
+    assert " ".join(seen["clipboard"].split()) == " ".join(seen["text"].split())
+    assert seen["excerpt_hidden_before"] and seen["excerpt"]
     [call] = seen["tool_calls"]
     assert call.startswith("flight_search via amadeus") and "results" in call
-    assert any("flight_offer" in s and "live" in s for s in seen["live_sources"])
+    assert any("flight_offer" in s and "live" in s and "sandbox data" in s for s in seen["live_sources"])
     assert "sandbox" in seen["second_text"]
+    # Markdown is rendered, not shown raw.
+    assert seen["markup"] > 0 and "**" not in seen["visible"]
+
+
+def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) -> dict[str, Any]:
+    send(driver, question)
+    turn = assistant(driver, 1)
+    stop = driver.find_element(By.ID, "stop")
+    out: dict[str, Any] = {
+        "stop_shown": stop.is_displayed() and not driver.find_element(By.ID, "send").is_displayed()
+    }
+    stop.click()
+    wait(driver, lambda d: "cancelled" in (turn.get_attribute("class") or ""), 30)
+    answer = turn.find_element(By.CSS_SELECTOR, ".answer")
+    out["text"] = answer.text
+    out["streaming"] = "streaming" in (answer.get_attribute("class") or "")
+    out["send_back"] = driver.find_element(By.ID, "send").is_displayed() and not stop.is_displayed()
+    fault.latency_ms = 0  # the next message is answered at once
+    out["next"] = (
+        ask(driver, "What should I pack for a humid tropical trip?", 2)
+        .find_element(By.CSS_SELECTOR, ".answer")
+        .text
+    )
+    driver.refresh()  # the stopped turn stays marked when drawn from the history
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .turn")) >= 4, 30)
+    out["reloaded"] = [(c.split()[-1], text) for c, text, _ in conversation(driver)]
+    return out
+
+
+async def test_stop_cancels_the_answer_on_the_server_and_the_conversation_goes_on(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    fault = faults(page_app)
+    fault.latency_ms = 10_000  # each provider request (token, then search) takes 10 s: Stop comes first
+    question = f"flights from London to Tokyo on {ahead(30)}"
+    url = str(page_app.make_url("/"))
+    seen = await asyncio.to_thread(visit, driver, url, "page-stop", drive_stop, question, fault)
+    assert seen["stop_shown"] and seen["send_back"]
+    assert seen["text"].endswith("(stopped)") and not seen["streaming"]
+    assert "[1]" in seen["next"] and "(stopped)" not in seen["next"]
+    turns = await settled_history(page_app, "page-stop", 4)
+    assert [t["role"] for t in turns] == ["user", "assistant", "user", "assistant"]
+    assert turns[0]["text"] == question and turns[1].get("cancelled") is True
+    assert not turns[3].get("cancelled")
+    assert [c for c, _ in seen["reloaded"]] == ["user", "cancelled", "user", "assistant"]
+    assert seen["reloaded"][1][1] == seen["text"] and seen["reloaded"][3][1] == seen["next"]
+
+
+def drive_resume(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
+    send(driver, question)
+    turn = assistant(driver, 1)
+    # The connection drops mid-answer (the provider is still answering).
+    driver.execute_script("window.dropped = window.wayfarer.socket(); window.dropped.close();")
+    answer = turn.find_element(By.CSS_SELECTOR, ".answer")
+    wait(driver, lambda d: "streaming" not in (answer.get_attribute("class") or ""))
+    out: dict[str, Any] = {
+        "new_socket": driver.execute_script(
+            "const ws = window.wayfarer.socket(); return ws !== window.dropped && ws.readyState === WebSocket.OPEN;"
+        ),
+        "before": conversation(driver),
+    }
+    driver.refresh()  # the conversation survives a reload
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "connected", 30)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .turn")) >= 2, 30)
+    out["after"] = conversation(driver)
+    out["welcome"] = driver.find_element(By.ID, "welcome").is_displayed()
+    return out
+
+
+async def test_a_dropped_connection_resumes_the_answer_and_a_reload_keeps_the_conversation(
+    page_app, driver
+) -> None:  # type: ignore[no-untyped-def]
+    faults(page_app).latency_ms = 2_000  # the answer is still being written when the socket drops
+    question = f"flights from London to Tokyo on {ahead(30)}"
+    url = str(page_app.make_url("/"))
+    seen = await asyncio.to_thread(visit, driver, url, "page-resume", drive_resume, question)
+    assert seen["new_socket"]
+    (user_class, user_text, _), (answer_class, answer_text, sources) = seen["before"]
+    assert "user" in user_class and user_text == question
+    assert "assistant" in answer_class and "cancelled" not in answer_class
+    assert "Sources:" in answer_text and sources and sources[0].startswith("[1]")
+    # The resumed answer is the saved one: drawn again from the history after the reload, it is the same.
+    assert seen["after"] == seen["before"] and not seen["welcome"]
+    turns = await history(page_app, "page-resume")
+    assert [t["role"] for t in turns] == ["user", "assistant"] and not turns[1].get("cancelled")
+    assert len(turns[1]["sources"]) == len(sources)
+
+
+RENDER_HOSTILE = """
+const box = document.createElement('div');
+box.append(window.wayfarerRender.answer(arguments[0] + ' [1]', 'probe', [{n: 1}]));
+document.body.append(box);
+const out = {html: box.innerHTML, text: box.textContent, links: [...box.querySelectorAll('a')].map((a) => a.href)};
+box.remove();
+return out;
+"""
+
+
+def drive_hostile(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
+    turn = ask(driver, question, 1)
+    return {
+        "pwned": driver.execute_script("return window.pwned;"),
+        "images": len(driver.find_elements(By.CSS_SELECTOR, "#messages img")),
+        "hrefs": [
+            a.get_attribute("href") or "" for a in driver.find_elements(By.CSS_SELECTOR, "#messages a")
+        ],
+        "text": turn.find_element(By.CSS_SELECTOR, ".answer").text,
+        "sources": [li.text for li in turn.find_elements(By.CSS_SELECTOR, ".sources li")],
+        # The page's renderer given the raw hostile text directly, whatever the service cleaned.
+        "direct": driver.execute_script(RENDER_HOSTILE, HOSTILE),
+        "pwned_after": driver.execute_script("return window.pwned;"),
+    }
+
+
+async def test_markup_in_a_providers_hotel_name_stays_inert_text(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    faults(page_app).rewrite = {"name": HOSTILE}
+    question = f"hotels in Rome from {ahead(30)} for 2 nights"
+    url = str(page_app.make_url("/"))
+    seen = await asyncio.to_thread(visit, driver, url, "page-hostile", drive_hostile, question)
+    assert seen["pwned"] is None and seen["pwned_after"] is None
+    assert seen["images"] == 0
+    assert all(h.startswith(("http:", "https:")) for h in seen["hrefs"]), seen["hrefs"]
+    assert "bold" in seen["text"].lower() and any("hotel_offer" in s for s in seen["sources"])
+    direct = seen["direct"]
+    assert "<img" not in direct["html"] and "javascript:" not in " ".join(direct["links"])
+    assert "<img" in direct["text"]  # shown as the text it is
+    assert direct["links"] == [url + "#src-probe-1"]  # only the citation is a link

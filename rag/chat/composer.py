@@ -1,81 +1,47 @@
-"""The extractive composer: a readable answer from passages and tool results, with no LLM. Pure.
+"""The extractive composer: an answer from passages and tool results, with no LLM. Pure.
 
-A short lead sentence, the key facts (the sentences of the top passages that share most words with the
-question, cited [n]), the live results as a compact list, notices for sandbox and indicative data, a
-clarifying question when a tool is waiting for details, and the sources. The fixed phrases come from
-the message catalogue (rag/i18n/messages.yaml) in the traveller's language.
+It answers the question rather than pasting passages: a lead that names the place and what was asked,
+then the few guide sentences that answer it (rag.chat.selection picks them; Markdown stripped), the
+tool results as a cited list, notices for sandbox and indicative data, a clarifying question when a
+tool waits for details, and one Sources line. "A or B?" gets one block per place. When the guides
+have nothing relevant it says so and offers what it can do instead of quoting loosely related text.
+
+Citations: each cited item (a guide section, a tool result, an earlier result) gets one number, 1..N
+in order of first appearance in the text; ``Answer.citations[k]`` is [k+1], and the Sources line lists
+exactly those. Fixed phrases come from the message catalogue (rag/i18n/messages.yaml) in ``lang``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.i18n import catalogue, message, tool_label
+from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
+from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
+from rag.i18n import catalogue, join_list, message, tool_label
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_WORD = re.compile(r"[a-zà-ÿ0-9]+")
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "best",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "get",
-        "go",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "should",
-        "the",
-        "to",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "there",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "any",
-        "some",
-        "find",
-        "show",
-        "tell",
-        "about",
-        "please",
-    ]
-)
+__all__ = [
+    "Answer",
+    "Citation",
+    "Passage",
+    "Ref",
+    "ToolAnswer",
+    "chunks",
+    "compose",
+    "escape_markdown",
+    "is_comparison",
+    "markdown_to_text",
+    "passage_from_payload",
+]
+
+Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
+MOST_FACTS = 4
+MOST_PER_PLACE = 3
+RELATED = 3
+EXCERPT_GAP = " … "  # between the quoted pieces of one citation that are not next to each other
+# What the service can look up, offered when the guides have nothing.
+OFFERED_TOOLS = ("flight_search", "hotel_search", "activity_search", "weather_forecast")
 
 
 @dataclass
@@ -85,6 +51,8 @@ class Passage:
     heading: str
     text: str
     source: str
+    place: str = ""  # a city guide's city; "" for topic documents
+    chunk: int = 0  # the chunk's position in its document, to keep the guide's order
 
 
 @dataclass
@@ -94,36 +62,41 @@ class ToolAnswer:
     sandbox: bool = False
     indicative: bool = False
     from_index: bool = False
-    fetched_at: str | None = None
+    fetched_at: str | None = None  # "YYYY-MM-DD HH:MM UTC"
     error: str | None = None
     code: str | None = None  # the error's stable code, for saying it in the traveller's language
+    provider: str | None = None
+    ids: list[str] = field(default_factory=list)  # each result's identity, parallel to ``results``
+
+
+@dataclass
+class Citation:
+    ref: Ref
+    excerpt: str  # the cited sentence(s) (pieces apart in the guide joined by " … "), or the result
+    label: str = ""  # as the Sources line gives it
 
 
 @dataclass
 class Answer:
     text: str
-    cited: list[int]  # indexes of the passages cited
+    citations: list[Citation]  # citations[k] is [k+1] in the text
 
 
-def words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1}
+class _Citations:
+    """Numbers handed out in order of first appearance; one per item."""
 
+    def __init__(self) -> None:
+        self.items: list[Citation] = []
+        self._keys: dict[object, int] = {}
 
-def key_facts(question: str, passages: Sequence[Passage], most: int = 3) -> list[tuple[int, str]]:
-    """(passage index, sentence) pairs: the best sentences of the best passages, in answer order."""
-    q = words(question)
-    facts: list[tuple[int, str]] = []
-    for i, p in enumerate(passages[:3]):
-        body = p.text.split("\n\n", 1)[-1]  # drop the heading line the chunk starts with
-        sentences = [s.strip() for s in _SENTENCE.split(" ".join(body.split())) if len(s.split()) >= 4]
-        scored = sorted(((len(q & words(s)), -j, s) for j, s in enumerate(sentences)), reverse=True)
-        take = 2 if i == 0 else 1
-        for score, _, sentence in scored[:take]:
-            if score > 0 or (i == 0 and not facts):
-                facts.append((i, sentence))
-        if len(facts) >= most:
-            break
-    return facts[:most]
+    def cite(self, key: object, ref: Ref, excerpt: str, label: str) -> int:
+        n = self._keys.get(key)
+        if n is None:
+            self.items.append(Citation(ref, excerpt, label))
+            n = self._keys[key] = len(self.items)
+        elif excerpt and excerpt not in self.items[n - 1].excerpt:
+            self.items[n - 1].excerpt += EXCERPT_GAP + excerpt
+        return n
 
 
 def compose(
@@ -133,51 +106,248 @@ def compose(
     clarify: str | None = None,
     recalled: Sequence[str] | None = None,
     lang: str = "en",
+    *,
+    places: Sequence[str] = (),
+    compare: bool = False,
+    notes: Sequence[str] = (),
 ) -> Answer:
-    """The answer in ``lang`` (rag.i18n): its fixed phrases from the message catalogue; the facts and
-    results stay in the language they were written in."""
-    parts: list[str] = []
+    """The answer in ``lang``: its fixed phrases from the catalogue; quotes and results stay in the
+    language they were written in. ``places``: the places asked about (display names); ``notes``:
+    sentences said right after the lead; ``recalled``: earlier results the traveller asks for."""
+    cites = _Citations()
     found = [t for t in tools if t.results]
+    # The passages' places too: "Lisboa" in the question is the Lisbon guide's place, not a topic.
+    query = read_question(question, [*places, *{p.place for p in passages if p.place}])
+    pool = candidates(passages, places) if recalled is None else []
+    compare = compare and len(places) >= 2 and recalled is None
+    facts = [] if compare or recalled is not None else _facts(query, pool, passages)
+
+    lead: str | None = None
+    body: list[str] = []
     if recalled is not None:
-        parts.append(message(lang, "lead_recalled" if recalled else "lead_recalled_none"))
-        parts.extend(f"- {r}" for r in recalled)
+        lead = message(lang, "lead_recalled" if recalled else "lead_recalled_none")
+        label = message(lang, "source_recalled")
+        lines = []
+        for i, r in enumerate(recalled):
+            n = cites.cite(("recalled", i), ("recalled", i, 0), r, label)
+            lines.append(f"- {escape_markdown(r)} [{n}]")
+        body.append("\n".join(lines))
     elif found:
-        parts.append(message(lang, "lead_found", tools=", ".join(tool_label(lang, t.name) for t in found)))
-    elif passages:
-        parts.append(message(lang, "lead_guides", title=passages[0].title))
-    elif not clarify and not tools:
-        parts.append(message(lang, "lead_nothing"))
-    for t in tools:
+        lead = message(lang, "lead_found", tools=", ".join(tool_label(lang, t.name) for t in found))
+    body.extend(_tool_blocks(lang, tools, cites))
+    if compare or facts:
+        if found:
+            body.append(message(lang, "from_guides"))
+        elif compare:
+            lead = _compare_lead(lang, query, places)
+        else:
+            lead = _lead(lang, query, facts, passages, places)
+        if compare:
+            body.extend(_compare_blocks(lang, query, passages, places, cites))
+        else:
+            body.extend(_fact_blocks(facts, passages, cites))
+    elif recalled is None and not tools and not clarify:
+        lead = _nothing(lang, passages, pool, places)
+    blocks = [lead] if lead else []
+    blocks += [escape_markdown(n) for n in notes if n] + body
+    if any(t.sandbox for t in found):
+        blocks.append(message(lang, "sandbox_notice"))
+    if any(t.indicative for t in found):
+        blocks.append(message(lang, "indicative_notice"))
+    if clarify:  # may repeat the traveller's own words ("I don't know a place called '...'")
+        blocks.append(escape_markdown(clarify))
+    if cites.items:
+        listed = "; ".join(f"[{n}] {escape_markdown(c.label)}" for n, c in enumerate(cites.items, start=1))
+        blocks.append(message(lang, "sources", sources=listed))
+    return Answer("\n\n".join(b for b in blocks if b), cites.items)
+
+
+def _facts(
+    query: Query, pool: list[Candidate], passages: Sequence[Passage], most: int = MOST_FACTS
+) -> list[Candidate]:
+    """The chosen sentences in the guide's order: by section (the best-ranked first), then by chunk
+    and position within it."""
+    picked = overview(pool, passages) if query.empty else select(query, pool, most)
+    first: dict[tuple[str, str], int] = {}
+    for c in sorted(picked, key=lambda c: c.passage):
+        p = passages[c.passage]
+        first.setdefault((p.id, p.heading), c.passage)
+
+    def order(c: Candidate) -> tuple[int, int, int]:
+        p = passages[c.passage]
+        return first[(p.id, p.heading)], p.chunk, c.sentence.pos
+
+    return sorted(picked, key=order)
+
+
+def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: _Citations) -> list[str]:
+    blocks = []
+    for ti, t in enumerate(tools):
         label = tool_label(lang, t.name)
         if t.error:
-            parts.append(message(lang, "tool_failed", tool=label, error=_error(lang, t)))
+            blocks.append(message(lang, "tool_failed", tool=label, error=_error(lang, t)))
         elif t.results:
             if t.from_index and t.fetched_at:
-                parts.append(
-                    _capital(message(lang, "tool_results_indexed", tool=label, fetched_at=t.fetched_at))
-                )
+                head = message(lang, "tool_results_indexed", tool=label, fetched_at=t.fetched_at)
             else:
-                parts.append(_capital(message(lang, "tool_results", tool=label)))
-            parts.extend(f"- {r}" for r in t.results)
+                head = message(lang, "tool_results", tool=label)
+            lines = [_capital(head)]
+            source = _result_label(lang, t)
+            for ri, r in enumerate(t.results):
+                n = cites.cite(("result", ti, ri), ("result", ti, ri), r, source)
+                lines.append(f"- {escape_markdown(r)} [{n}]")
+            blocks.append("\n".join(lines))
         else:
-            parts.append(message(lang, "no_results", tool=label))
-    facts = key_facts(question, passages) if recalled is None else []
-    cited = sorted({i for i, _ in facts})
-    if facts:
-        if found:
-            parts.append(message(lang, "from_guides"))
-        parts.extend(f"{sentence} [{i + 1}]" for i, sentence in facts)
-    if any(t.sandbox for t in found):
-        parts.append(message(lang, "sandbox_notice"))
-    if any(t.indicative for t in found):
-        parts.append(message(lang, "indicative_notice"))
-    if clarify:
-        parts.append(clarify)
-    if cited:
-        parts.append(
-            message(lang, "sources", sources="; ".join(f"[{i + 1}] {_label(passages[i])}" for i in cited))
+            blocks.append(message(lang, "no_results", tool=label))
+    return blocks
+
+
+def _result_label(lang: str, t: ToolAnswer) -> str:
+    """ "<tool label>, <provider>, fetched <time>[, sandbox data][, indicative price]"."""
+    table = catalogue().get(lang, catalogue()["en"])
+    parts = [table.get(f"result.{t.name}", t.name.replace("_", " "))]
+    if t.provider:
+        parts.append(t.provider)
+    if t.fetched_at:
+        parts.append(message(lang, "source_fetched", at=t.fetched_at))
+    if t.sandbox:
+        parts.append(message(lang, "source_sandbox"))
+    if t.indicative:
+        parts.append(message(lang, "source_indicative"))
+    return ", ".join(parts)
+
+
+def _passage_label(p: Passage) -> str:
+    """ "Title — Section", or the title (or section) alone."""
+    head = section(p.heading, p.title)
+    if p.title and head:
+        return f"{p.title} — {head}"
+    return p.title or head or p.id
+
+
+def _fact_blocks(facts: list[Candidate], passages: Sequence[Passage], cites: _Citations) -> list[str]:
+    """The chosen sentences: a list item's sentences on one "- " line, a paragraph's on plain lines,
+    each run cited once at its end; list runs and prose runs are separate Markdown blocks."""
+    lines: list[tuple[bool, str]] = []
+    run: list[Candidate] = []
+
+    def flush() -> None:
+        if not run:
+            return
+        first = run[0]
+        p = passages[first.passage]
+        excerpt = " ".join(c.sentence.text for c in run)
+        n = cites.cite((p.id, p.heading), ("passage", first.passage, 0), excerpt, _passage_label(p))
+        shown = escape_markdown(excerpt)
+        said = first.sentence
+        if not said.first and said.label:  # say what the item is about
+            shown = f"{escape_markdown(said.label)}: {shown}"
+        elif said.first and said.intro and said.text[:1].islower():  # "…includes: a 24-hour line"
+            shown = f"{escape_markdown(said.intro)} {shown}"
+        lines.append((first.sentence.bullet, f"{shown} [{n}]"))
+        run.clear()
+
+    for c in facts:
+        if run and (c.passage, c.sentence.item) != (run[-1].passage, run[-1].sentence.item):
+            flush()
+        run.append(c)
+    flush()
+    blocks: list[list[str]] = []
+    kind: bool | None = None
+    for bullet, line in lines:
+        if bullet != kind:
+            blocks.append([])
+            kind = bullet
+        blocks[-1].append(f"- {line}" if bullet else line)
+    return ["\n".join(b) for b in blocks]
+
+
+def _lead(
+    lang: str, query: Query, facts: list[Candidate], passages: Sequence[Passage], places: Sequence[str]
+) -> str:
+    """ "Here is what the Tokyo guide says about the weather in Tokyo:" and its variants."""
+    used = [passages[c.passage] for c in facts]
+    place = escape_markdown(join_list(lang, list(places)) if places else _only({p.place for p in used}))
+    has_guide = any(fold(p.place) in {fold(x) for x in places} for p in passages if p.place)
+    counts = {t: sum(t in c.topics for c in facts) for t in query.topics}
+    answered = sorted((t for t in query.topics if counts[t]), key=lambda t: -counts[t]) or list(query.topics)
+    if places and not any(c.local for c in facts):  # general advice only: say so
+        topic = message(lang, f"topic.{answered[0]}") if answered else _heading(used[0])
+        return message(lang, "lead_general" if has_guide else "lead_no_guide", place=place, topic=topic)
+    docs = {p.id for p in used}
+    source = None
+    if len(docs) == 1:
+        p = used[0]
+        source = (
+            message(lang, "source_city", place=escape_markdown(p.place))
+            if p.place
+            else message(lang, "source_doc", title=escape_markdown(p.title or p.id))
         )
-    return Answer("\n".join(parts), cited)
+    if answered:
+        t = answered[0]
+        topic = message(lang, f"topic.{t}.in", place=place) if place else message(lang, f"topic.{t}")
+    elif query.empty and place:
+        topic = place
+    else:
+        head = _heading(used[0])
+        if source:
+            return message(lang, "lead_section", source=source, section=head)
+        return message(lang, "lead_section_guides", section=head)
+    if source:
+        return message(lang, "lead_topic", source=source, topic=topic)
+    return message(lang, "lead_topic_guides", topic=topic)
+
+
+def _heading(p: Passage) -> str:
+    return escape_markdown(section(p.heading, p.title) or p.title or p.id)
+
+
+def _compare_lead(lang: str, query: Query, places: Sequence[str]) -> str:
+    names = escape_markdown(join_list(lang, list(places)))
+    if query.topics:
+        return message(lang, "lead_compare", places=names, topic=message(lang, f"topic.{query.topics[0]}"))
+    return message(lang, "lead_compare_places", places=names)
+
+
+def _compare_blocks(
+    lang: str,
+    query: Query,
+    passages: Sequence[Passage],
+    places: Sequence[str],
+    cites: _Citations,
+) -> list[str]:
+    """One "### Place" block per place, in the order the traveller named them."""
+    blocks = []
+    for place in places:
+        own = [c for c in candidates(passages, [place]) if c.local]
+        picked = _facts(query, own, passages, MOST_PER_PLACE)
+        body = _fact_blocks(picked, passages, cites)
+        if not body:
+            has_guide = any(fold(p.place) == fold(place) for p in passages)
+            key = "compare_none" if has_guide else "no_guide"
+            body = [message(lang, key, place=escape_markdown(place))]
+        blocks.append(f"### {escape_markdown(place)}\n\n" + "\n\n".join(body))
+    return blocks
+
+
+def _nothing(lang: str, passages: Sequence[Passage], pool: list[Candidate], places: Sequence[str]) -> str:
+    """Said plainly, with what the service can do instead: its tools and a few related topics."""
+    lines = [
+        message(lang, "nothing_place", place=escape_markdown(join_list(lang, list(places))))
+        if places
+        else message(lang, "nothing"),
+        message(lang, "offer_tools", tools=join_list(lang, [tool_label(lang, t) for t in OFFERED_TOOLS])),
+    ]
+    usable = sorted({c.passage for c in pool}) or ([] if places else range(len(passages)))
+    related = list(dict.fromkeys(_passage_label(passages[i]) for i in usable))[:RELATED]
+    if related:
+        lines.append(message(lang, "related", topics=join_list(lang, [escape_markdown(r) for r in related])))
+    return " ".join(lines)
+
+
+def _only(values: set[str]) -> str:
+    values.discard("")
+    return next(iter(values)) if len(values) == 1 else ""
 
 
 def _error(lang: str, t: ToolAnswer) -> str:
@@ -189,10 +359,6 @@ def _error(lang: str, t: ToolAnswer) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _label(p: Passage) -> str:
-    return p.heading or p.title
 
 
 def chunks(text: str, size: int = 48) -> Iterator[str]:
@@ -208,10 +374,14 @@ def chunks(text: str, size: int = 48) -> Iterator[str]:
 
 
 def passage_from_payload(point_id: str, payload: dict[str, Any]) -> Passage:
+    city = payload.get("city")
+    chunk = payload.get("chunk_index")
     return Passage(
         id=str(payload.get("document_id", point_id)),
         title=str(payload.get("title", "")),
         heading=str(payload.get("heading", "")),
         text=str(payload.get("text", "")),
         source=str(payload.get("source", "")),
+        place=city if isinstance(city, str) else "",
+        chunk=chunk if isinstance(chunk, int) else 0,
     )

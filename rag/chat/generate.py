@@ -86,11 +86,15 @@ class LLMWriter:
         self._template = template or PROMPT_PATH.read_text(encoding="utf-8")
         self._count = token_counter()
 
-    def system_prompt(self, trip: dict[str, Any], data: str, lang: str = "en") -> str:
+    def system_prompt(
+        self, trip: dict[str, Any], data: str, lang: str = "en", today: dt.date | None = None
+    ) -> str:
         """The instructions for one answer; ``lang`` is the traveller's message's language (rag.i18n),
-        which the answer is written in whatever the data's language."""
+        which the answer is written in whatever the data's language; ``today`` the traveller's date."""
+        day = today or self._today()
         return self._template.format(
-            today=self._today().isoformat(),
+            today=day.isoformat(),
+            horizon=(day + dt.timedelta(days=15)).isoformat(),
             trip=json.dumps(trip) or "{}",
             data=data,
             language=LANGUAGE_NAMES.get(lang, LANGUAGE_NAMES["en"]),

@@ -10,6 +10,9 @@ One function of the router's decision and the trip state decides it, for the cha
    details, with what it changes.
 3. A date in the past is asked about, never sent. An intent is never dropped: a tool asked for is
    either called or named in a clarifying question.
+4. The forecast follows the days asked about, the message's or the trip's (rag.chat.forecast): it covers
+   them within its horizon; beyond it no call is made, a note says when the forecast becomes available
+   and ``climate`` asks the guides for that month's climate instead.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chat import followup
+from rag.chat.forecast import Climate, asked_span, climate, fit, later_note, params_span
 from rag.chat.trip import FROM_TRIP, ToolRequest, TripState, complete_params, shift_trip, update_trip
 from rag.i18n import join_list, message, tool_label
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
+from rag.routing.months import last_day
 from rag.routing.router import RouteDecision, ask_phrase, place_option
 from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
+
+WEATHER = "weather_forecast"
 
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
@@ -81,6 +88,10 @@ class Plan:
     questions: list[str] = field(default_factory=list)
     followup: bool = False
     assumed_note: str | None = None
+    # Sentences said before the answer ("The forecast for April 2027 becomes available around ..."),
+    # in the traveller's language, and the guides' climate to search when a forecast cannot answer yet.
+    notes: list[str] = field(default_factory=list)
+    climate: Climate | None = None
 
     @property
     def clarify(self) -> str | None:
@@ -100,10 +111,19 @@ Request = tuple[str, dict[str, Any], list[str], float, str]  # name, params, ass
 def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.date, lang: str) -> Plan:
     """The calls to make and the questions to ask for one message, given its conversation's trip."""
     slots = decision.slots or Slots()
+    before = trip
     if decision.slots is not None:
         trip = update_trip(trip, decision.slots)
+    if slots.start_date is not None and slots.start_date < today:
+        # Days that have passed are refused, and do not replace the trip's.
+        trip = trip.model_copy(
+            update={k: getattr(before, k) for k in ("start_date", "end_date", "nights", "month")}
+        )
+    dated = trip  # with its dates, even begun ones: a forecast covers what is left of a trip
     if trip.start_date is not None and trip.start_date < today:
         trip = trip.model_copy(update={"start_date": None, "end_date": None})  # never a trip's date
+    if trip.month is not None and last_day(trip.month) < today:
+        trip = trip.model_copy(update={"month": None})
     out = Plan(trip=trip)
     unknown = list(decision.unknown_places)
     unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
@@ -118,7 +138,8 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
         place_question = message(lang, "ambiguous_place", name=ambiguous[0], options=join_list(lang, options))
     else:
         place_question = ""
-    pending, passed = _settle(requests, specs, unsure, bool(unread), today, out)
+    time = _Time(slots, dated, _about_trip(slots, before, unsure), today, lang)
+    pending, passed = _settle(requests, specs, unsure, bool(unread), time, out)
     out.questions += _questions(out.waiting, specs.routes, unsure, place_question, unread, passed, lang)
     # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
     out.trip = out.trip.model_copy(update={"pending": pending or None})
@@ -151,13 +172,36 @@ def _requests(
     return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
 
 
+@dataclass(frozen=True, slots=True)
+class _Time:
+    """What the plan knows of the time asked about: the message, the trip (with its dates even when
+    begun), whether the trip's time is the message's, today and the language to speak."""
+
+    slots: Slots
+    trip: TripState
+    about_trip: bool
+    today: dt.date
+    lang: str
+
+
+def _about_trip(slots: Slots, before: TripState, unsure: list[str]) -> bool:
+    """Whether the message is about the trip's place: it names no place, or the trip's."""
+    if unsure:
+        return False
+    place = slots.place
+    return place is None or before.destination is None or place.place.code == before.destination
+
+
 def _settle(
-    requests: list[Request], specs: ToolSpecs, unknown: list[str], unread: bool, today: dt.date, out: Plan
+    requests: list[Request], specs: ToolSpecs, unknown: list[str], unread: bool, time: _Time, out: Plan
 ) -> tuple[list[ToolRequest], dict[str, str]]:
     """Each request completed from the trip, then either a call in ``out.calls`` or waiting in
     ``out.waiting``; returns what waits (for the trip) and the tools whose dates have passed."""
     pending: list[ToolRequest] = []
     passed: dict[str, str] = {}  # tool -> a date of it that has passed
+    slots, today = time.slots, time.today
+    # "la semana pasada" alone: a day that has passed, which no tool receives (the extractor kept it apart).
+    said_past = slots.past_dates[0].first if slots.past_dates and not slots.dates else None
     for name, params, assumed, confidence, via in requests:
         route = specs.routes.get(name)
         if route is None or name in out.waiting or any(c.name == name for c in out.calls):
@@ -165,12 +209,13 @@ def _settle(
         keep_out = frozenset(
             p
             for p, s in route.params.items()
-            if (unknown and s in PLACE_SLOTS) or (unread and s in DATE_SLOTS)
+            if (unknown and s in PLACE_SLOTS) or ((unread or said_past) and s in DATE_SLOTS)
         )
         completed, taken = complete_params(
             params, route.required, set(specs.allowed.get(name, route.params)), out.trip, keep_out=keep_out
         )
         gaps = [p for p in route.required if completed.get(p) in (None, "")]
+        dates = [p for p, s in route.params.items() if s in DATE_SLOTS]
         past = [p for p in _date_params(route, completed) if _before(completed[p], today)]
         if past:
             # Asked again, never sent: the tool would refuse it, and the trip's dates are not the answer.
@@ -178,6 +223,23 @@ def _settle(
             gaps += [p for p in _start_params(route) if p not in gaps] or past
             for p in _date_params(route, completed):
                 completed.pop(p, None)
+        elif dates and (said_past or unread) and not any(p in completed for p in dates):
+            # A date the traveller gave that cannot be used: asked about, never replaced by "today".
+            if said_past:
+                passed[name] = said_past.isoformat()
+            gaps += [p for p in _start_params(route) or dates[:1] if p not in gaps]
+        if not gaps and name == WEATHER:
+            timed = _forecast(completed, time, out)
+            if timed is None:
+                continue  # beyond the horizon: the note and the guides' climate answer instead
+            if isinstance(timed, str):
+                passed[name] = timed
+                gaps.append("start_date")
+                completed.pop("start_date", None)
+            else:
+                if _from_trip(completed, time) and "start_date" in timed:
+                    taken.append("start_date")
+                completed = timed
         if gaps:
             out.waiting[name] = gaps
             pending.append(ToolRequest(name=name, params=completed))
@@ -186,8 +248,30 @@ def _settle(
     return pending, passed
 
 
+def _from_trip(params: dict[str, Any], time: _Time) -> bool:
+    """Whether the forecast's days are the trip's, not the message's (then they are said as assumed)."""
+    slots = time.slots
+    return "start_date" not in params and slots.start_date is None and slots.month is None
+
+
+def _forecast(params: dict[str, Any], time: _Time, out: Plan) -> dict[str, Any] | str | None:
+    """The forecast's parameters for the days asked about; the days as said when they have passed; or
+    None when they are beyond the horizon (then ``out`` gets the note and the climate to search)."""
+    span = params_span(params, time.slots) or asked_span(
+        time.slots, time.trip, trip_applies=time.about_trip, today=time.today
+    )
+    timed = fit(params, span, time.today, time.lang)
+    if timed.later is not None:
+        out.notes.append(later_note(timed.later, time.lang))
+        out.climate = climate(timed.later, str(params.get("city", "")))
+        return None
+    if timed.passed is not None:
+        return timed.passed
+    return timed.params
+
+
 def _read(span: tuple[int, int], slots: Slots) -> bool:
-    return any(d.start < span[1] and span[0] < d.end for d in slots.dates)
+    return any(d.start < span[1] and span[0] < d.end for d in [*slots.dates, *slots.past_dates])
 
 
 def _date_params(route: ToolRoute, params: Mapping[str, Any]) -> list[str]:

@@ -7,11 +7,15 @@ import datetime as dt
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from connectors.models import Result
 from connectors.tools import TOOLS
-from rag.chat.composer import ToolAnswer, chunks, compose, passage_from_payload
+from rag.chat.citations import Ref, cited_numbers, document_source, live_source, numbered, sources_line
+from rag.chat.composer import Passage, ToolAnswer, chunks, compose, is_comparison, passage_from_payload
 from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
@@ -25,6 +29,7 @@ from rag.errors import (
     ValidationError,
     WayfarerError,
 )
+from rag.i18n import message
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -46,17 +51,21 @@ class ChatService:
         *,
         max_message_chars: int = 2000,
         passages: int = 3,
+        chunks_per_passage: int = 3,
         writer: LLMWriter | None = None,
         rate_limit: RateLimit | None = None,
         metrics: Metrics | None = None,
         deadline_seconds: float | None = None,
         today: Callable[[], dt.date] | None = None,
+        timezone: str = "UTC",
         grounding: bool = True,
     ) -> None:
         """``deadline_seconds`` bounds the tools of one answer, counted from the message's arrival.
-        ``today``: the travellers' date (past dates are asked about); ``grounding``: passages only from
+        ``today``: a fixed date for the travellers (tests), else today in the traveller's ``timezone``
+        (a message's own, else this default); past dates are asked about. ``grounding``: passages only from
         the conversation's places (evaluations switch it off to compare)."""
-        self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
+        self._fixed_today = today
+        self._zone = ZoneInfo(timezone)
         self.grounding = grounding
         self._specs = ToolSpecs(
             router.config.tools,
@@ -75,11 +84,17 @@ class ChatService:
         self._tools = tools
         self._max_chars = max_message_chars
         self._passages = passages
+        # Up to ``passages`` documents, each with up to this many chunks, for the composer to choose from.
+        self._chunks = chunks_per_passage
 
-    async def respond(self, user_id: str, text: str) -> AsyncIterator[dict[str, Any]]:
+    async def respond(
+        self, user_id: str, text: str, *, answer_id: str | None = None, timezone: str | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
         """Chunk events as the answer is produced, then the complete answer with sources and tool calls.
 
-        Logs one structured line per message with its timings, and counts it in the metrics.
+        ``answer_id`` names the answer in the history (for resume); ``timezone`` is the traveller's IANA
+        zone, what "today" and "this weekend" mean. Logs one structured line per message with its
+        timings, and counts it in the metrics. Cancelled, it saves what was said as a stopped turn.
         """
         start = time.perf_counter()
         log: dict[str, Any] = {
@@ -89,7 +104,7 @@ class ChatService:
         }
         outcome = "cancelled"
         try:
-            async for event in self._respond(user_id, text, log["timings_ms"]):
+            async for event in self._respond(user_id, text, answer_id, timezone, log["timings_ms"]):
                 if event.get("complete"):
                     complete = time.perf_counter() - start
                     self._metrics.chat_complete_seconds.observe(complete)
@@ -108,6 +123,8 @@ class ChatService:
         except WayfarerError as exc:
             outcome = exc.code
             raise
+        except asyncio.CancelledError:
+            raise
         except Exception:
             outcome = "internal_error"
             raise
@@ -117,7 +134,12 @@ class ChatService:
             logger.info("chat message", extra={"chat": log})
 
     async def _respond(
-        self, user_id: str, text: str, timings: dict[str, float]
+        self,
+        user_id: str,
+        text: str,
+        answer_id: str | None,
+        timezone: str | None,
+        timings: dict[str, float],
     ) -> AsyncIterator[dict[str, Any]]:
         start = time.perf_counter()
 
@@ -126,75 +148,95 @@ class ChatService:
 
         text = self._checked(text)
         await self._check_rate(user_id)
-        await self.sessions.append(user_id, "user", text)
-        trip = await self.sessions.trip(user_id)
-        vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
-        mark("embed")
-        decision = await self._router.route(text, vector, country=self._country(trip))
-        lang = decision.lang
-        planned = plan(decision, trip, self._specs, self._today(), lang)
-        mark("route")
-        hits, recalled = await asyncio.gather(
-            self._search(text, vector, user_id, decision, planned), self._tools.recall(text, user_id)
-        )
-        mark("search_and_route")
-        budget = None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
-        calls = {c.name: c.params for c in planned.calls}
-        outcomes = await self._call_tools(calls, user_id, budget)
-        mark("tools")
-        answers, tool_calls, live_sources, made = _results(planned, outcomes)
-        await self.sessions.save_trip(user_id, planned.remember(made))
-
-        passages = [passage_from_payload(h.id, h.payload) for h in hits]
-        recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
-        clarify = planned.clarify
-        answer = compose(text, passages, answers, clarify, recalled_texts, lang)
-        full = answer.text
-        cited = answer.cited
-        mark("compose")
-        written = None
-        if self._writer is not None:
-            written = await self._write(
-                planned.trip.model_dump(mode="json", exclude_none=True, exclude={"last_calls", "pending"}),
-                user_id,
-                passages,
-                answers,
-                recalled_texts,
-                lang,
+        today = self.today(timezone)
+        await self.sessions.append(user_id, "user", text, **_with_id(answer_id))
+        sent: list[str] = []
+        try:
+            trip = await self.sessions.trip(user_id)
+            vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
+            mark("embed")
+            decision = await self._router.route(text, vector, country=self._country(trip), today=today)
+            planned = plan(decision, trip, self._specs, today, decision.lang)
+            mark("route")
+            places = _place_names(decision, planned)
+            compare = not planned.calls and not planned.waiting and is_comparison(text, places)
+            hits, recalled = await asyncio.gather(
+                self._search(text, vector, user_id, decision, planned, compare),
+                self._tools.recall(text, user_id),
             )
-            mark("llm")
-        pieces = list(chunks(full))
-        if written is not None:
-            pieces, full = written
-            cited = list(range(len(passages)))
-            if clarify:
-                pieces.append("\n" + clarify)
-                full += "\n" + clarify
-        if planned.assumed_note:
-            # Said first: the traveller sees at once what was taken from the conversation.
-            pieces.insert(0, planned.assumed_note + "\n")
-            full = planned.assumed_note + "\n" + full
-        for piece in pieces:
-            yield {"type": "response", "text": piece, "chunk": True}
-        sources = [_doc_source(hits[i].id, hits[i].payload) for i in cited]
-        sources += [_doc_source(h.id, h.payload) for h in recalled or []]
-        sources += live_sources
-        await self.sessions.append(user_id, "assistant", full, sources=[s["id"] for s in sources])
-        yield {
-            "type": "response",
-            "text": full,
-            "complete": True,
-            "sources": sources,
-            "tool_calls": tool_calls,
-        }
+            mark("search")
+            budget = (
+                None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
+            )
+            outcomes = await self._call_tools({c.name: c.params for c in planned.calls}, user_id, budget)
+            mark("tools")
+            done = _results(planned, outcomes)
+            await self.sessions.save_trip(user_id, planned.remember(done.made))
+            passages = [passage_from_payload(h.id, h.payload) for h in hits]
+            recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
+            data, catalog, excerpts = _catalog(hits, done, recalled)
+            question = planned.climate.query if planned.climate else search_text(text, decision.slots)
+            answer = compose(
+                question,
+                passages,
+                done.answers,
+                planned.clarify,
+                recalled_texts,
+                decision.lang,
+                places=places,
+                compare=compare,
+                notes=planned.notes,
+            )
+            mark("compose")
+            full = answer.text
+            sources = numbered([(k + 1, c.ref, c.excerpt) for k, c in enumerate(answer.citations)], catalog)
+            stream: AsyncIterator[str] = _pieces(chunks(full))
+            written = None
+            if self._writer is not None:
+                trip_json = planned.trip.model_dump(
+                    mode="json", exclude_none=True, exclude={"last_calls", "pending"}
+                )
+                written = await self._write(
+                    trip_json, user_id, passages, done.answers, recalled_texts, decision.lang, today
+                )
+                mark("llm_first_piece")
+                if written is not None:
+                    stream = written
+            if planned.assumed_note:
+                # Said first: the traveller sees at once what was taken from the conversation.
+                stream = _chain([planned.assumed_note + "\n\n"], stream)
+            async for piece in stream:
+                sent.append(piece)
+                yield {"type": "response", "text": piece, "chunk": True}
+            if written is not None:
+                tail, sources = self._cite_written(
+                    "".join(sent), data, catalog, excerpts, planned.clarify, decision.lang
+                )
+                if tail:
+                    sent.append(tail)
+                    yield {"type": "response", "text": tail, "chunk": True}
+            full = "".join(sent)
+            mark("answer")
+        except asyncio.CancelledError:
+            await _finish(
+                self.sessions.append(
+                    user_id, "assistant", "".join(sent), cancelled=True, **_with_id(answer_id)
+                )
+            )
+            raise
+        turn = {"sources": sources, "tool_calls": done.tool_calls, **_with_id(answer_id)}
+        # Saved whole even if a cancel arrives now: the answer is complete, and the history says so.
+        await _finish(self.sessions.append(user_id, "assistant", full, **turn), complete=True)
+        yield {"type": "response", "text": full, "complete": True, **turn}
 
-    async def preview(self, user_id: str, text: str) -> dict[str, Any]:
+    async def preview(self, user_id: str, text: str, timezone: str | None = None) -> dict[str, Any]:
         """What the chat would call and ask for ``text`` in ``user_id``'s conversation (trip state and
         follow-ups included), as /v1/route answers it: no tool is called and nothing is stored."""
         text = self._checked(text)
         trip = await self.sessions.trip(user_id)
-        decision = await self._router.route(text, country=self._country(trip))
-        planned = plan(decision, trip, self._specs, self._today(), decision.lang)
+        today = self.today(timezone)
+        decision = await self._router.route(text, country=self._country(trip), today=today)
+        planned = plan(decision, trip, self._specs, today, decision.lang)
         out: dict[str, Any] = {
             "use_rag": decision.use_rag,
             "tools": [c.to_json() for c in planned.calls],
@@ -206,7 +248,15 @@ class ChatService:
             out["clarify"] = planned.clarify
         if planned.assumed_note:
             out["assumed"] = planned.assumed_note
+        if planned.notes:
+            out["notes"] = planned.notes
         return out
+
+    def today(self, timezone: str | None = None) -> dt.date:
+        """The traveller's date: in their time zone (an IANA name), else UTC; a fixed one in tests."""
+        if self._fixed_today is not None:
+            return self._fixed_today()
+        return dt.datetime.now(ZoneInfo(timezone) if timezone else self._zone).date()
 
     def _checked(self, text: str) -> str:
         text = " ".join(text.split())
@@ -230,19 +280,50 @@ class ChatService:
         return place.country_code if place else None
 
     async def _search(
-        self, text: str, vector: list[float], user_id: str, decision: RouteDecision, planned: Plan
+        self,
+        text: str,
+        vector: list[float],
+        user_id: str,
+        decision: RouteDecision,
+        planned: Plan,
+        compare: bool,
     ) -> list[Hit]:
-        """Passages from the message's places (or the trip's) and topic documents: the index filters."""
+        """Passages from the message's places (or the trip's) and topic documents: the index filters.
+        A comparison ("Lisbon or Porto?") searches each place on its own, so each has its passages; a
+        question about a month beyond the forecast searches the guides' climate for that month."""
         if not self.grounding:
-            return await self._retriever.search(text, self._passages, user_id=user_id, vector=vector)
-        places, countries = focus(
+            return await self._retriever.search(
+                text, self._passages * self._chunks, user_id=user_id, vector=vector, per_document=self._chunks
+            )
+        in_places, countries = focus(
             decision.slots, planned.trip, [c.name for c in planned.calls], decision.unknown_places
         )
-        query = search_text(text, decision.slots)
+        query = planned.climate.query if planned.climate else search_text(text, decision.slots)
         if query != text:  # "Londres": the guide says "London"; worth a second embedding
             vector = await self._retriever.embed(query)
+        if len(in_places) > 1 and compare:
+            found = await asyncio.gather(
+                *(
+                    self._retriever.search(
+                        query,
+                        2 * self._chunks,
+                        user_id=user_id,
+                        vector=vector,
+                        places=[place],
+                        per_document=self._chunks,
+                    )
+                    for place in in_places
+                )
+            )
+            return [hit for hits in found for hit in hits]
         return await self._retriever.search(
-            query, self._passages, user_id=user_id, vector=vector, places=places, countries=countries
+            query,
+            self._passages * self._chunks,
+            user_id=user_id,
+            vector=vector,
+            places=in_places,
+            countries=countries,
+            per_document=self._chunks,
         )
 
     async def _call_tools(
@@ -284,38 +365,78 @@ class ChatService:
         self,
         trip: dict[str, Any],
         user_id: str,
-        passages: list[Any],
+        passages: list[Passage],
         answers: list[ToolAnswer],
         recalled: list[str] | None,
         lang: str,
-    ) -> tuple[list[str], str] | None:
-        """The model's answer as streamed pieces, or None (then the composer answers) on any failure."""
+        today: dt.date,
+    ) -> AsyncIterator[str] | None:
+        """The model's answer as it streams, or None (then the composer answers) when it fails before
+        its first piece. A failure later ends the answer with a note rather than losing what was said."""
         assert self._writer is not None
-        system = self._writer.system_prompt(trip, render_data(passages, answers, recalled), lang)
+        system = self._writer.system_prompt(trip, render_data(passages, answers, recalled), lang, today)
         history = await self.sessions.history(user_id)
-        pieces: list[str] = []
+        pieces = self._writer.stream(system, history)
         try:
-            async for piece in self._writer.stream(system, history):
-                pieces.append(piece)
-        except Exception as exc:  # timeouts, HTTP errors, broken streams: the composer answers instead
+            first = await anext(pieces)
+        except (Exception, StopAsyncIteration) as exc:  # timeouts, HTTP errors, empty answers
             logger.warning(
                 "LLM answer failed (%s: %s); using the extractive composer", type(exc).__name__, exc
             )
             return None
-        full = "".join(pieces).strip()
-        return (pieces, full) if full else None
+
+        async def rest() -> AsyncIterator[str]:
+            yield first
+            try:
+                async for piece in pieces:
+                    yield piece
+            except Exception as exc:
+                logger.warning("LLM answer broke off (%s: %s)", type(exc).__name__, exc)
+                yield "\n" + message(lang, "answer_cut")
+
+        return rest()
+
+    def _cite_written(
+        self,
+        text: str,
+        data: list[Ref],
+        catalog: Mapping[Ref, dict[str, Any]],
+        excerpts: Mapping[Ref, str],
+        clarify: str | None,
+        lang: str,
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """What follows a model's answer, and its sources: the data items its [n] cite (numbers as the
+        prompt gave them; a number that points at nothing is counted and left out). What follows is
+        the clarifying question and the Sources line, as the composer ends its answers."""
+        cited = cited_numbers(text)
+        real = [n for n in cited if 1 <= n <= len(data)]
+        if len(real) < len(cited):
+            self._metrics.unresolved_citations.inc(len(cited) - len(real))
+        sources = numbered([(n, data[n - 1], excerpts.get(data[n - 1], "")) for n in real], catalog)
+        tail = [clarify] if clarify else []
+        if sources:
+            tail.append(sources_line(lang, sources))
+        return ("\n" + "\n".join(tail) if tail else ""), sources
 
 
-def _results(
-    planned: Plan, outcomes: list[ToolOutcome | BaseException]
-) -> tuple[list[ToolAnswer], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """The tool answers for the composer, the complete event's tool calls, the live sources, and the
-    calls that went out (a follow-up changes those; a call the tool refused as invalid is not one)."""
-    answers, tool_calls, live_sources, made = [], [], [], []
+@dataclass
+class _Done:
+    """What the tools did for one answer."""
+
+    answers: list[ToolAnswer]  # for the composer, one per planned call
+    tool_calls: list[dict[str, Any]]  # for the complete event
+    results: list[list[Result]]  # the results shown, per answer
+    made: list[str]  # the calls that went out (a follow-up changes those)
+
+
+def _results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> _Done:
+    """A call the tool refused as invalid is not one that went out."""
+    done = _Done([], [], [], [])
     for call, outcome in zip(planned.calls, outcomes, strict=True):
         if isinstance(outcome, WayfarerError):
-            answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
-            tool_calls.append(
+            done.answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
+            done.results.append([])
+            done.tool_calls.append(
                 {
                     "name": call.name,
                     "params": call.params,
@@ -328,27 +449,29 @@ def _results(
                 }
             )
             if not isinstance(outcome, ToolValidationError):
-                made.append(call.name)
+                done.made.append(call.name)
             continue
         if isinstance(outcome, BaseException):
             raise outcome
-        answers.append(_answer(outcome))
-        tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
-        live_sources.extend(_live_sources(outcome))
-        made.append(call.name)
-    return answers, tool_calls, live_sources, made
+        shown = outcome.call.results[:RESULTS_SHOWN]
+        done.answers.append(_answer(outcome, shown))
+        done.results.append(shown)
+        done.tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
+        done.made.append(call.name)
+    return done
 
 
-def _answer(o: ToolOutcome) -> ToolAnswer:
-    results = o.call.results[:RESULTS_SHOWN]
-    fetched = min((r.fetched_at for r in results), default=None)
+def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
+    fetched = min((r.fetched_at for r in shown), default=None)
     return ToolAnswer(
         o.call.tool,
-        [r.render() for r in results],
+        [r.render() for r in shown],
         sandbox=o.call.sandbox,
-        indicative=any(getattr(r, "indicative", False) for r in results),
+        indicative=any(getattr(r, "indicative", False) for r in shown),
         from_index=o.from_index,
         fetched_at=fetched.strftime("%Y-%m-%d %H:%M UTC") if fetched else None,
+        provider=o.call.provider,
+        ids=[r.identity for r in shown],
     )
 
 
@@ -363,27 +486,72 @@ def _tool_call(o: ToolOutcome) -> dict[str, Any]:
     }
 
 
-def _live_sources(o: ToolOutcome) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": r.identity,
-            "kind": r.kind,
-            "title": r.render()[:100],
-            "source": "live",
-            "fetched_at": r.fetched_at.isoformat(),
-        }
-        for r in o.call.results[:RESULTS_SHOWN]
-    ]
+def _catalog(
+    hits: list[Hit], done: _Done, recalled: list[Hit] | None
+) -> tuple[list[Ref], dict[Ref, dict[str, Any]], dict[Ref, str]]:
+    """Every item an answer may cite, in the order the model's prompt numbers them (rag.chat.generate
+    render_data: passages, tool results, recalled results), with its source and its text."""
+    data: list[Ref] = []
+    catalog: dict[Ref, dict[str, Any]] = {}
+    excerpts: dict[Ref, str] = {}
+    for i, h in enumerate(hits):
+        ref: Ref = ("passage", i, 0)
+        data.append(ref)
+        catalog[ref] = document_source(h.id, h.payload)
+        excerpts[ref] = str(h.payload.get("text", ""))[:400]
+    for t, results in enumerate(done.results):
+        for r, result in enumerate(results):
+            ref = ("result", t, r)
+            data.append(ref)
+            catalog[ref] = live_source(result)
+            excerpts[ref] = result.render()
+    for i, h in enumerate(recalled or []):
+        ref = ("recalled", i, 0)
+        data.append(ref)
+        catalog[ref] = document_source(h.id, h.payload)
+        excerpts[ref] = str(h.payload.get("text", ""))
+    return data, catalog, excerpts
 
 
-def _doc_source(point_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-    live = payload.get("source") == "live"
-    source = {
-        "id": str(payload.get("identity") if live else payload.get("document_id", point_id)),
-        "kind": str(payload.get("kind", "document")) if live else "document",
-        "title": str(payload.get("heading") or payload.get("title", "")),
-        "source": str(payload.get("source", "")),
-    }
-    if live and payload.get("fetched_at_iso"):
-        source["fetched_at"] = payload["fetched_at_iso"]
-    return source
+def _place_names(decision: RouteDecision, planned: Plan) -> list[str]:
+    """The places the message asks about, as the guides name them; else the conversation's."""
+    names = [p.place.city_name for p in decision.slots.places] if decision.slots is not None else []
+    if not names and not decision.unknown_places and planned.trip.destination_name:
+        names = [planned.trip.destination_name]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _with_id(answer_id: str | None) -> dict[str, str]:
+    return {"id": answer_id} if answer_id else {}
+
+
+async def _pieces(pieces: Iterable[str]) -> AsyncIterator[str]:
+    for piece in pieces:
+        yield piece
+
+
+async def _chain(first: Iterable[str], rest: AsyncIterator[str]) -> AsyncIterator[str]:
+    for piece in first:
+        yield piece
+    async for piece in rest:
+        yield piece
+
+
+async def _finish(save: Awaitable[None], *, complete: bool = False) -> None:
+    """Run ``save`` to its end even if the answer is cancelled meanwhile (a cancel racing the last
+    piece, or many cancels): a history is never half-saved. A ``complete`` answer being saved is
+    past cancelling: it is delivered as saved. Otherwise the cancel still ends the answer."""
+    task = asyncio.ensure_future(save)
+    cancels = 0
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancels += 1
+    task.result()
+    current = asyncio.current_task()
+    if cancels and complete and current is not None:
+        for _ in range(cancels):
+            current.uncancel()
+    elif cancels:
+        raise asyncio.CancelledError

@@ -24,6 +24,8 @@ class TripState(BaseModel):
     destination_name: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
+    # A month without days ("Tokyo in April"): its first day. Exact dates replace it, and it them.
+    month: dt.date | None = None
     nights: int | None = None
     adults: int | None = None
     children: int | None = None
@@ -46,9 +48,11 @@ def update_trip(state: TripState, slots: Slots) -> TripState:
     if place:
         changes.update(destination=place.place.code, destination_name=place.place.city_name)
     if slots.start_date:
-        changes.update(start_date=slots.start_date, end_date=slots.end_date)
+        changes.update(start_date=slots.start_date, end_date=slots.end_date, month=None)
         if slots.end_date is None and slots.nights is None:
             changes["nights"] = None
+    elif slots.month:
+        changes.update(month=slots.month, start_date=None, end_date=None)
     for name in ("nights", "adults", "children", "cabin", "max_price", "currency"):
         value = getattr(slots, name)
         if value is not None:

@@ -30,6 +30,11 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.unresolved_citations = Counter(
+            "wayfarer_chat_unresolved_citations_total",
+            "Citations in a model's answer that point at no item of its data",
+            registry=r,
+        )
         self.chat_first_chunk_seconds = Histogram(
             "wayfarer_chat_first_chunk_seconds",
             "Time to the first streamed chunk",

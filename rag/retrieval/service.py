@@ -83,6 +83,7 @@ class Retriever:
         vector: list[float] | None = None,
         places: Sequence[str] = (),
         countries: Sequence[str] = (),
+        per_document: int | None = None,
     ) -> list[Hit]:
         """Seed documents, shared live results, and this user's own live results; nothing expired.
 
@@ -90,7 +91,10 @@ class Retriever:
         retrieval and routing). ``places`` (city names, matched as ``city_norm``) and ``countries``
         (ISO alpha-2 codes) focus the search in the index query itself: only passages about one of
         those cities or countries, or about no one city (topic documents), come back. Empty: anywhere.
+        ``per_document``: chunks each of the ``top_k`` documents may bring (default: the setting); the
+        chat takes several, so its composer can choose the sentences that answer.
         """
+        per_document = per_document or self.per_document
         mode = mode or self.mode
         dense = vector if vector is not None else await self.embed(query)
         sparse = self._sparse.encode_query(query) if mode != "dense" else None
@@ -103,12 +107,12 @@ class Retriever:
             countries=tuple(dict.fromkeys(c.strip().upper() for c in countries if c.strip())),
         )
         if mode == "hybrid" and self.fusion == "document":
-            return await self._fuse_documents(dense, sparse, top_k, flt)
-        hits = await self._store.search(dense, sparse, top_k * self._oversample, flt, mode)
-        return pool_by_document(hits, top_k, self.per_document, self.pooling, self.pool_chunks)
+            return await self._fuse_documents(dense, sparse, top_k, flt, per_document)
+        hits = await self._store.search(dense, sparse, top_k * self._oversample * per_document, flt, mode)
+        return pool_by_document(hits, top_k, per_document, self.pooling, self.pool_chunks)
 
     async def _fuse_documents(
-        self, dense: list[float], sparse: SparseVector | None, top_k: int, flt: Filter
+        self, dense: list[float], sparse: SparseVector | None, top_k: int, flt: Filter, per_document: int
     ) -> list[Hit]:
         """Each retriever's candidates with their document ids and sizes only, fused per document; then
         the winners' whole payloads (reading every candidate's text would cost more than the search)."""
@@ -124,7 +128,7 @@ class Retriever:
             pooling=self.pooling,
             pool_chunks=self.pool_chunks,
             limit=top_k,
-            per_document=self.per_document,
+            per_document=per_document,
         )
         payloads = {h.id: h.payload for h in await self._store.get([h.id for h in fused])}
         # A point deleted between the search and the read is left out.

@@ -3,7 +3,9 @@
 Understands ISO dates, "March 3", "3rd of March", "12/08" (month-first or day-first, a setting),
 "today", "tomorrow", "day after tomorrow", "in 3 days", "in 2 weeks", "next friday", "this weekend",
 "next week", "on the 15th", and ranges such as "July 10-15", "from July 10 to July 15" or "between ... and ...".
-A date without a year is the next one on or after today. Spanish, French, German, Portuguese and Italian
+A date without a year is the next one on or after today. Past days ("yesterday", "last week", "last friday",
+"3 days ago", "2025-03-01") are read as what they are, so that they can be refused, never taken for the
+coming ones. Months without a day ("in April") are rag/routing/months.py's. Spanish, French, German, Portuguese and Italian
 dates are rewritten in English first (rag/routing/date_words.py).
 """
 
@@ -102,6 +104,20 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("day_after_tomorrow", re.compile(r"\bday after tomorrow\b")),
     ("tomorrow", re.compile(r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr)\b")),
     ("today", re.compile(r"\b(?:today|tonight|this evening)\b")),
+    # Past days, so that they are refused rather than read as the coming ones ("last friday").
+    ("yesterday", re.compile(r"\b(?:yesterday|last night)\b")),
+    (
+        "last_weekend",
+        re.compile(r"\b(?:last|past|previous)\s+(?:weekend|wkend|week-end|wknd)\b(?!\s+(?:of|in)\b)"),
+    ),
+    ("last_week", re.compile(r"\b(?:last|past|previous)\s+week\b(?!\s+(?:of|in)\b)")),
+    (
+        "last_weekday",
+        re.compile(
+            r"\b(?:last|past|previous)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b(?!\s+(?:of|in)\b)"
+        ),
+    ),
+    ("ago", re.compile(rf"\b{_NUM}\s+(days?|weeks?)\s+ago\b")),
     ("in_days", re.compile(rf"\bin\s+{_NUM}\s+days?\b")),
     ("in_weeks", re.compile(rf"\bin\s+{_NUM}\s+weeks?\b")),
     ("weekend", re.compile(r"\b(this|next|the)\s+(?:weekend|wkend|week-end|wknd)\b")),
@@ -201,6 +217,21 @@ def _parse(
             saturday += dt.timedelta(days=7)
         start = max(saturday, today)
         return start, saturday + dt.timedelta(days=2), True
+    if kind == "yesterday":
+        return today - dt.timedelta(days=1), None, False
+    if kind == "last_weekend":
+        saturday = today - dt.timedelta(days=(today.weekday() - 5) % 7 or 7)
+        return saturday, saturday + dt.timedelta(days=1), True
+    if kind == "last_week":
+        monday = today - dt.timedelta(days=today.weekday() + 7)
+        return monday, monday + dt.timedelta(days=6), False
+    if kind == "last_weekday":
+        return today - dt.timedelta(days=(today.weekday() - WEEKDAYS[g[0]]) % 7 or 7), None, False
+    if kind == "ago":
+        n = number(g[0])
+        if n is None or n * 7 > MAX_DAYS_AHEAD:
+            return None
+        return today - dt.timedelta(days=n * (7 if g[1].startswith("week") else 1)), None, False
     if kind == "next_week":
         monday = today + dt.timedelta(days=7 - today.weekday())
         return monday, None, False
@@ -226,19 +257,22 @@ def _month(text: str) -> int:
     return MONTHS.get(key) or MONTHS[key[:3]]
 
 
-def find_dates(text: str, today: dt.date, order: DateOrder = "MDY", lang: str = "en") -> list[DateMention]:
+def find_dates(
+    text: str, today: dt.date, order: DateOrder = "MDY", lang: str = "en", *, keep_past: bool = False
+) -> list[DateMention]:
     """Date mentions in ``text``, in order; spans never overlap (the earlier, longer pattern wins).
 
     For a message in another language (``lang``, as rag.i18n detects it) its date phrases are first
     rewritten in English ("el 12 de mayo", "am 5. Mai", "demain"), read day first, and a date before
-    today is dropped: a past or impossible date gives no date, never a wrong one.
+    today is dropped unless ``keep_past`` (the extractor keeps them apart, to refuse them): an impossible
+    date gives no date, never a wrong one.
     """
     if lang == "en" or lang not in date_words.languages():
         return _find(text.lower(), today, order)
     rewritten = date_words.to_english(text, lang)
     found = []
     for d in _find(rewritten.text, today, "DMY"):
-        if d.first >= today:
+        if d.first >= today or keep_past:
             start, end = rewritten.span(d.start, d.end)
             found.append(DateMention(start, end, d.first, d.last, d.weekend))
     return found

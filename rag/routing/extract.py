@@ -1,4 +1,4 @@
-"""The deterministic parameter extractor: places, dates, travellers, nights, cabin, budget. Pure.
+"""The deterministic parameter extractor: places, dates, months, travellers, nights, cabin, budget. Pure.
 
 Places come from rag.routing.places and get a role here from the words before them ("from X" origin;
 "to/in/at X" destination; "X to Y").
@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 
 from connectors.locations import LocationCatalogue, Place
+from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
+from rag.routing.months import find_months
 from rag.routing.places import PlaceMention, find_places
 
 # Words before a place that make it the origin or the destination, in our six languages.
@@ -143,6 +145,8 @@ class Slots:
     origin: PlaceMention | None = None
     destination: PlaceMention | None = None
     dates: list[DateMention] = field(default_factory=list)
+    past_dates: list[DateMention] = field(default_factory=list)  # days that have passed: refused, never sent
+    month: dt.date | None = None  # a month without days ("in April"): its first day; not a start date
     nights: int | None = None
     adults: int | None = None
     children: int | None = None
@@ -186,9 +190,16 @@ def extract(
     ``lang``: the message's language, for its dates ("el 12 de mayo")."""
     slots = Slots(text=text)
     lowered = text.lower()
-    slots.dates = find_dates(text, today, order, lang)
-    date_spans = [(d.start, d.end) for d in slots.dates]
-    mentions = find_places(text, catalogue, date_spans, country)
+    found = find_dates(text, today, order, lang, keep_past=True)
+    slots.past_dates = [d for d in found if (d.last or d.first) < today]
+    ahead = [d for d in found if (d.last or d.first) >= today]
+    # "I landed yesterday; weather tomorrow?": the coming day is the one asked about. A past day alone
+    # stays a date in English, as it always was (the plan refuses it); other languages never read one.
+    slots.dates = ahead if ahead or lang in date_words.languages() else found
+    date_spans = [(d.start, d.end) for d in found]
+    months = find_months(text, today, date_spans)
+    slots.month = months[0].first if months else None
+    mentions = find_places(text, catalogue, date_spans + [(m.start, m.end) for m in months], country)
     slots.places, slots.countries, slots.unknown_places = (
         mentions.places,
         mentions.countries,

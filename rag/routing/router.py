@@ -252,12 +252,17 @@ class Router:
         return cls(config, catalogue, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
 
     async def analyse(
-        self, message: str, vector: list[float] | None = None, country: str | None = None
+        self,
+        message: str,
+        vector: list[float] | None = None,
+        country: str | None = None,
+        today: dt.date | None = None,
     ) -> Analysis:
-        """``country``: the conversation's country, which settles place names several places share."""
+        """``country``: the conversation's country, which settles place names several places share;
+        ``today``: the traveller's date (their time zone's), else the router's own."""
         text = " ".join(message.split())
         lang = detect_language(text)
-        slots = extract(text, self.catalogue, self._today(), self._order, country, lang)
+        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang)
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
@@ -278,19 +283,26 @@ class Router:
         )
 
     async def route(
-        self, message: str, vector: list[float] | None = None, *, country: str | None = None
+        self,
+        message: str,
+        vector: list[float] | None = None,
+        *,
+        country: str | None = None,
+        today: dt.date | None = None,
     ) -> RouteDecision:
-        """``country``: the conversation's country (its trip's destination), for shared place names."""
+        """``country``: the conversation's country (its trip's destination), for shared place names;
+        ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's."""
+        today = today or self._today()
         classify = (
             asyncio.create_task(self._classifier.classify(message)) if self._classifier is not None else None
         )
-        a = await self.analyse(message, vector, country)
+        a = await self.analyse(message, vector, country, today)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French
             if classify:
                 classify.cancel()
-            return self._route_commands(a, lang)
+            return self._route_commands(a, lang, today)
         lang = a.lang
         chosen = decide(a, self.config, self.margin)
         llm_args: dict[str, dict[str, Any]] = {}
@@ -323,7 +335,7 @@ class Router:
             out.append((m.group(1).lower(), rest))
         return out
 
-    def _route_commands(self, a: Analysis, lang: str) -> RouteDecision:
+    def _route_commands(self, a: Analysis, lang: str, today: dt.date) -> RouteDecision:
         decision = RouteDecision(
             use_rag=False, slots=a.slots, unknown_places=a.slots.unknown_places, lang=lang
         )
@@ -334,7 +346,7 @@ class Router:
                 unknown.append(command)
                 continue
             route = self.config.tools[name]
-            slots = extract(rest, self.catalogue, self._today(), self._order)
+            slots = extract(rest, self.catalogue, today, self._order)
             params = build_params(route, slots, {})
             positional(route, rest, slots, params)
             self._place(decision, name, route, params, 1.0, "command")

@@ -9,6 +9,7 @@ from aiohttp import web
 
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
+from rag.chat.answers import AnswerBook
 from rag.chat.generate import LLMWriter
 from rag.chat.limits import RateLimit
 from rag.chat.service import ChatService
@@ -147,7 +148,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         app[keys.RETRIEVER],
         app[keys.TOOL_SERVICE],
         max_message_chars=settings.limits.max_message_chars,
-        today=settings.today,
+        timezone=settings.timezone,
         writer=(
             LLMWriter(
                 app[keys.LLM], settings.llm.model, today=settings.today, timeout=settings.llm.timeout_seconds
@@ -161,7 +162,9 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         metrics=metrics,
         deadline_seconds=settings.limits.chat_deadline_seconds,
     )
+    app[keys.ANSWERS] = AnswerBook()
     yield
+    await app[keys.ANSWERS].close()  # answers being written stop first: they use the tools' tasks
     await tasks.close(settings.live.shutdown_grace_seconds)
 
 

@@ -5,15 +5,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from rag.errors import UnknownFrameError, ValidationError, WayfarerError
+from rag.chat.answers import Run
+from rag.errors import (
+    BusyError,
+    NothingToCancelError,
+    UnknownAnswerError,
+    UnknownFrameError,
+    ValidationError,
+    WayfarerError,
+)
 from rag.web import keys
 from rag.web.auth import require_user
 from rag.web.middleware import error_body
-from rag.web.schemas import ChatRequest, parse_json, read_body, user_id_param
+from rag.web.schemas import (
+    FRAMES,
+    CancelFrame,
+    ChatRequest,
+    MessageFrame,
+    ResumeFrame,
+    parse_json,
+    read_body,
+    user_id_param,
+    validate,
+)
 
 logger = logging.getLogger(__name__)
 routes = web.RouteTableDef()
@@ -24,7 +43,9 @@ async def chat(request: web.Request) -> web.Response:
     body = await read_body(request, ChatRequest)
     require_user(request, body.user_id)
     final: dict[str, Any] = {}
-    async for event in request.app[keys.CHAT].respond(body.user_id, body.message):
+    answer_id = body.id or uuid.uuid4().hex
+    respond = request.app[keys.CHAT].respond
+    async for event in respond(body.user_id, body.message, answer_id=answer_id, timezone=body.timezone):
         if event.get("complete"):
             final = event
     return web.json_response(final)
@@ -56,13 +77,17 @@ async def forget(request: web.Request) -> web.Response:
 
 @routes.get("/v1/ws")
 async def websocket(request: web.Request) -> web.StreamResponse:
-    """Messages in, streamed answers out; errors are frames and the connection stays usable."""
+    """Messages in, streamed answers out; errors are frames and the connection stays usable.
+
+    An answer belongs to the service, not to the connection: ``cancel`` stops it, a dropped connection
+    does not, and ``resume`` follows it again from a new connection (rag.chat.answers).
+    """
     user_id = user_id_param(request.query.get("user_id", ""))
     require_user(request, user_id, query_token=True)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
     await ws.prepare(request)
-    current: asyncio.Task[None] | None = None
+    conversation = _Connection(ws, request.app, user_id)
     try:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
@@ -71,41 +96,113 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                 continue
             # Nothing a frame holds may end the connection: every failure is an error frame.
             try:
-                text = _message_text(parse_json(msg.data, request, "the frame"))
+                await conversation.handle(_frame(parse_json(msg.data, request, "the frame"), request))
             except WayfarerError as exc:
                 await _error(ws, exc.code, exc.message)
-                continue
-            if current is not None and not current.done():
-                await _error(ws, "busy", "wait for the answer to the previous message")
-                continue
-            current = asyncio.create_task(_answer(ws, request.app, user_id, text))
     finally:
-        if current is not None and not current.done():
-            current.cancel()  # the client went away: stop generating
-            with contextlib.suppress(asyncio.CancelledError):
-                await current
+        await conversation.close()
     return ws
 
 
-def _message_text(frame: Any) -> str:
-    if not isinstance(frame, dict) or frame.get("type") != "message":
-        raise UnknownFrameError('send {"type": "message", "text": "..."}')
-    if not isinstance(frame.get("text"), str):
-        raise ValidationError("text: a string is required")
-    return str(frame["text"])
+class _Connection:
+    """One WebSocket's view of its user's answers: the one it is receiving, and its forwarding task."""
+
+    def __init__(self, ws: web.WebSocketResponse, app: web.Application, user_id: str) -> None:
+        self._ws = ws
+        self._app = app
+        self._user = user_id
+        self._run: Run | None = None
+        self._forward: asyncio.Task[None] | None = None
+
+    async def handle(self, frame: MessageFrame | CancelFrame | ResumeFrame) -> None:
+        if isinstance(frame, MessageFrame):
+            self._start(frame)
+        elif isinstance(frame, CancelFrame):
+            self._cancel(frame.id)
+        else:
+            await self._resume(frame.id)
+
+    def _busy(self) -> bool:
+        return self._run is not None and not self._run.finished
+
+    def _start(self, frame: MessageFrame) -> None:
+        if self._busy():
+            raise BusyError("wait for the answer to the previous message, or cancel it")
+        answer_id = frame.id or uuid.uuid4().hex
+        book = self._app[keys.ANSWERS]
+        if book.get(self._user, answer_id) is not None:
+            raise ValidationError(f"id: {answer_id!r} is already an answer of this conversation")
+        events = self._app[keys.CHAT].respond(
+            self._user, frame.text, answer_id=answer_id, timezone=frame.timezone
+        )
+        self._follow(book.start(self._user, answer_id, events), replay=False)
+
+    def _cancel(self, answer_id: str | None) -> None:
+        run = self._run
+        if run is None or (answer_id is not None and answer_id != run.id) or not run.cancel():
+            raise NothingToCancelError("no answer is being written on this connection")
+
+    async def _resume(self, answer_id: str) -> None:
+        if self._busy():
+            raise BusyError("this connection is receiving another answer")
+        run = self._app[keys.ANSWERS].get(self._user, answer_id)
+        if run is not None:
+            self._follow(run, replay=True)
+            return
+        history = await self._app[keys.CHAT].sessions.history(self._user)
+        turn = next(
+            (t for t in reversed(history) if t.get("id") == answer_id and t["role"] == "assistant"), None
+        )
+        if turn is None:
+            raise UnknownAnswerError(f"no answer {answer_id!r} in this conversation; reload its history")
+        await self._ws.send_json(replayed(turn))
+
+    def _follow(self, run: Run, replay: bool) -> None:
+        self._run = run
+        self._forward = asyncio.create_task(self._send(run, replay), name=f"ws-forward-{run.id}")
+
+    async def _send(self, run: Run, replay: bool) -> None:
+        try:
+            async for frame in run.follow(replay):
+                if self._ws.closed:
+                    return
+                await self._ws.send_json(frame)
+        except ConnectionResetError:
+            return
+
+    async def close(self) -> None:
+        """The connection ended: stop forwarding; the answer itself goes on and is saved."""
+        if self._forward is not None and not self._forward.done():
+            self._forward.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._forward
 
 
-async def _answer(ws: web.WebSocketResponse, app: web.Application, user_id: str, text: str) -> None:
-    try:
-        async for event in app[keys.CHAT].respond(user_id, text):
-            await ws.send_json(event)
-    except WayfarerError as exc:
-        await _error(ws, exc.code, exc.message)
-    except ConnectionResetError:
-        return
-    except Exception:
-        logger.exception("chat message failed")
-        await _error(ws, "internal_error", "internal error")
+def replayed(turn: dict[str, Any]) -> dict[str, Any]:
+    """A saved answer as the frame that ended it: cancelled, or complete (marked redelivered)."""
+    if turn.get("cancelled"):
+        return {"type": "cancelled", "id": turn["id"], "text": turn["text"]}
+    return {
+        "type": "response",
+        "id": turn["id"],
+        "text": turn["text"],
+        "complete": True,
+        "sources": turn.get("sources", []),
+        "tool_calls": turn.get("tool_calls", []),
+        "redelivered": True,
+    }
+
+
+def _frame(value: Any, request: web.Request) -> MessageFrame | CancelFrame | ResumeFrame:
+    kind = value.get("type") if isinstance(value, dict) else None
+    model = FRAMES.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise UnknownFrameError(
+            'send {"type": "message", "text": "..."}, {"type": "cancel"} or {"type": "resume", "id": "..."}'
+        )
+    frame = validate(model, value, request)
+    assert isinstance(frame, MessageFrame | CancelFrame | ResumeFrame)
+    return frame
 
 
 async def _error(ws: web.WebSocketResponse, code: str, message: str) -> None:

@@ -7,6 +7,7 @@ from openai import AsyncOpenAI
 
 from connectors.factory import ToolSession
 from rag.background import BackgroundTasks
+from rag.chat.answers import AnswerBook
 from rag.chat.service import ChatService
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
@@ -34,6 +35,7 @@ ROUTER = web.AppKey("router", Router)
 TASKS = web.AppKey("tasks", BackgroundTasks)
 TOOL_SERVICE = web.AppKey("tool_service", ToolService)
 CHAT = web.AppKey("chat", ChatService)
+ANSWERS = web.AppKey("answers", AnswerBook)
 METRICS = web.AppKey("metrics", Metrics)
 JOBS = web.AppKey("jobs", JobRunner)
 DOCUMENT_JOBS = web.AppKey("document_jobs", DocumentJobs)

@@ -58,7 +58,7 @@ class Endpoint:
     params: tuple[dict[str, Any], ...] = ()
     more: tuple[Answer, ...] = ()  # other success answers
     # A WebSocket: the frames a client sends and those the server answers with (x-websocket).
-    client_frame: type[BaseModel] | None = None
+    client_frames: tuple[type[BaseModel], ...] = ()
     server_frames: tuple[type[BaseModel], ...] = ()
 
 
@@ -120,6 +120,15 @@ def endpoints() -> list[Endpoint]:
     session_id = _path_param("user_id", "The conversation's user id")
     return [
         Endpoint("get", "/", "The chat page", "page", ok_media="text/html"),
+        Endpoint(
+            "get",
+            "/static/{name}",
+            "The chat page's script, style and vendored libraries (markdown-it, DOMPurify)",
+            "page",
+            ok_media="text/javascript",
+            raises=(errors.NotFoundError,),
+            params=(_path_param("name", "A file of the page, e.g. chat.js or vendor/purify.min.js"),),
+        ),
         Endpoint("get", "/openapi.json", "This description", "meta", ok={"type": "object"}),
         Endpoint("get", "/metrics", "Prometheus metrics", "meta", ok_media="text/plain"),
         Endpoint("get", "/healthz", "Liveness", "meta", ok=r.Status),
@@ -199,8 +208,8 @@ def endpoints() -> list[Endpoint]:
                 _param("query", "user_id", "Whose conversation this is", {"type": "string"}, required=True),
                 _param("query", "token", "The user token (browsers cannot set headers)", {"type": "string"}),
             ),
-            client_frame=r.WsMessage,
-            server_frames=(r.WsChunk, r.ChatAnswer, r.WsError),
+            client_frames=(r.WsMessage, r.WsCancel, r.WsResume),
+            server_frames=(r.WsChunk, r.ChatAnswer, r.WsCancelled, r.WsError),
         ),
         Endpoint(
             "post",
@@ -326,7 +335,7 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
     if ep.body is not None:
         schema = comps.model(ep.body) if isinstance(ep.body, type) else ep.body
         op["requestBody"] = {"required": ep.body_required, "content": {JSON: {"schema": schema}}}
-    if ep.client_frame is not None:
+    if ep.client_frames:
         ok: dict[str, Any] = {"101": {"description": "Switching Protocols: frames as in x-websocket"}}
     else:
         if ep.ok is None:
@@ -348,9 +357,9 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
     security = _security(ep.auth)
     if security is not None:
         op["security"] = security
-    if ep.client_frame is not None:
+    if ep.client_frames:
         op["x-websocket"] = {
-            "client": comps.model(ep.client_frame),
+            "client": {"oneOf": [comps.model(m) for m in ep.client_frames]},
             "server": {"oneOf": [comps.model(m) for m in ep.server_frames]},
         }
     return op

@@ -16,7 +16,7 @@ from rag.errors import WayfarerError
 from rag.web.middleware import _HTTP_CODES
 
 # WebSocket error frames reuse the error body with these codes, which no HTTP response gives.
-WS_ERROR_CODES = ("invalid_frame", "invalid_json", "unknown_frame_type", "validation_error", "busy")
+WS_ERROR_CODES = ("invalid_frame", "invalid_json", "unknown_frame_type", "validation_error")
 
 
 def subtree(cls: type[WayfarerError]) -> list[type[WayfarerError]]:
@@ -204,11 +204,19 @@ class ReindexResponse(BaseModel):
 
 
 class ChatSource(BaseModel):
+    """One cited item: its number is the [n] the answer's text and its Sources line use."""
+
+    n: int = Field(ge=1, description="The [n] that cites it in the text")
     id: str
-    kind: str
+    kind: str = Field(description='"document", or the live result\'s kind ("hotel_offer", "weather", ...)')
     title: str
-    source: str
+    section: str | None = Field(None, description="The guide's section the cited text comes from")
+    source: str = Field(description='Where it comes from: the corpus ("seed", "upload", ...) or "live"')
+    excerpt: str = Field("", description="The cited text")
+    provider: str | None = Field(None, description="For live results: the provider that answered")
     fetched_at: str | None = None
+    sandbox: bool = Field(False, description="Synthetic sandbox data, not a real fare or availability")
+    indicative: bool = Field(False, description="An indicative (cached) price, not a bookable offer")
 
 
 class ChatToolCall(BaseModel):
@@ -229,31 +237,69 @@ class ChatAnswer(BaseModel):
     """The complete answer (also the last WebSocket frame of an answer)."""
 
     type: Literal["response"]
+    id: str | None = Field(None, description="The answer's id (the message frame's, or one the server made)")
     text: str
     complete: Literal[True]
     sources: list[ChatSource]
     tool_calls: list[ChatToolCall]
+    redelivered: bool = Field(False, description="Sent again for a resume, from the conversation's history")
+
+
+ANSWER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
 class WsMessage(BaseModel):
-    """The one frame a client sends on /v1/ws."""
+    """A message to answer."""
 
     type: Literal["message"]
     text: str = Field(min_length=1)
+    id: str | None = Field(
+        None,
+        pattern=ANSWER_ID_PATTERN,
+        description="The answer's id (1-64 of A-Z a-z 0-9 _ -), for cancel and resume",
+    )
+    timezone: str | None = Field(
+        None, description='The traveller\'s IANA time zone ("Europe/Lisbon"): what "this weekend" means'
+    )
+
+
+class WsCancel(BaseModel):
+    """Stop the answer this connection is receiving (its saved turn is marked stopped)."""
+
+    type: Literal["cancel"]
+    id: str | None = None
+
+
+class WsResume(BaseModel):
+    """After a reconnect: the answer ``id`` again, what was written so far and then the rest."""
+
+    type: Literal["resume"]
+    id: str = Field(pattern=ANSWER_ID_PATTERN)
 
 
 class WsChunk(BaseModel):
-    """A piece of an answer, streamed before the complete answer."""
+    """A piece of an answer, streamed before the complete answer (``replay``: all of it so far)."""
 
     type: Literal["response"]
+    id: str | None = None
     text: str
     chunk: Literal[True]
+    replay: bool = False
+
+
+class WsCancelled(BaseModel):
+    """The answer stopped at a cancel; ``text`` is what had been sent."""
+
+    type: Literal["cancelled"]
+    id: str
+    text: str
 
 
 class WsError(BaseModel):
     """An error frame: the error body, typed; the connection stays open."""
 
     type: Literal["error"]
+    id: str | None = None
     error: ErrorDetail
 
 
@@ -261,6 +307,10 @@ class Turn(BaseModel):
     role: str
     text: str
     at: str
+    id: str | None = None
+    sources: list[ChatSource] | None = Field(None, description="An answer's cited items")
+    tool_calls: list[ChatToolCall] | None = None
+    cancelled: bool = Field(False, description="An answer stopped by the traveller")
 
 
 class SessionView(BaseModel):

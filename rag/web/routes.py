@@ -153,8 +153,10 @@ async def route(request: web.Request) -> web.Response:
     if len(body.message) > limit:
         raise ValidationError(f"message: at most {limit} characters")
     if body.user_id is not None:
-        return web.json_response(await request.app[keys.CHAT].preview(body.user_id, body.message))
-    decision = await request.app[keys.ROUTER].route(body.message)
+        chat = request.app[keys.CHAT]
+        return web.json_response(await chat.preview(body.user_id, body.message, body.timezone))
+    today = request.app[keys.CHAT].today(body.timezone)
+    decision = await request.app[keys.ROUTER].route(body.message, today=today)
     return web.json_response(decision.to_json())
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pydantic
 from aiohttp import web
@@ -36,6 +37,19 @@ DocId = Annotated[
 ]
 
 
+def timezone_rule(value: str) -> str:
+    """An IANA time zone name ("Europe/Lisbon"), the traveller's: what "today" and "this weekend" mean."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {value[:64]!r}; send an IANA name like 'Europe/Lisbon'") from exc
+    return value
+
+
+TimeZoneName = Annotated[str, StringConstraints(max_length=64), AfterValidator(timezone_rule)]
+AnswerId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -58,6 +72,34 @@ class SearchRequest(_Strict):
 class ChatRequest(_Strict):
     user_id: UserId
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    id: AnswerId | None = None
+    timezone: TimeZoneName | None = None
+
+
+class _Frame(BaseModel):
+    """A WebSocket frame from a client: strict types, unknown keys ignored."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+
+class MessageFrame(_Frame):
+    type: Literal["message"]
+    text: str
+    id: AnswerId | None = None
+    timezone: TimeZoneName | None = None
+
+
+class CancelFrame(_Frame):
+    type: Literal["cancel"]
+    id: AnswerId | None = None
+
+
+class ResumeFrame(_Frame):
+    type: Literal["resume"]
+    id: AnswerId
+
+
+FRAMES: dict[str, type[_Frame]] = {"message": MessageFrame, "cancel": CancelFrame, "resume": ResumeFrame}
 
 
 class RecallRequest(_Strict):
@@ -76,6 +118,9 @@ class RouteRequest(_Strict):
             "change the conversation's last calls. Nothing is called and the conversation is not changed. "
             "Without it, the message is routed on its own."
         ),
+    )
+    timezone: TimeZoneName | None = Field(
+        None, description="The traveller's IANA time zone: what 'today' and 'this weekend' mean"
     )
 
 

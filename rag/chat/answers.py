@@ -1,0 +1,125 @@
+"""Answers being written, owned by the service rather than by the connection that asked.
+
+A WebSocket that drops does not stop its answer: the answer finishes (the chat's deadline bounds it) and
+is saved, and a new connection can follow it again (``resume``): first everything written so far as one
+piece, then the rest as it comes. A ``cancel`` stops it on the server; the chat saves what was said as a
+stopped turn. Finished answers stay here for ``keep_seconds`` so a reconnect moments later finds them;
+after that the conversation's history has them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from rag.errors import WayfarerError
+
+logger = logging.getLogger(__name__)
+
+
+class Run:
+    """One answer being written: its frames so far, and whoever follows them."""
+
+    def __init__(self, answer_id: str, events: AsyncIterator[dict[str, Any]]) -> None:
+        self.id = answer_id
+        self.frames: list[dict[str, Any]] = []
+        self.finished = False
+        self._cancel_requested = False
+        self._changed = asyncio.Event()
+        self.task = asyncio.create_task(self._drive(events), name=f"chat-answer-{answer_id}")
+
+    @property
+    def written(self) -> str:
+        return "".join(f["text"] for f in self.frames if f.get("chunk"))
+
+    def cancel(self) -> bool:
+        """Ask the answer to stop; False when it has already finished. Asking twice is asking once."""
+        if self.finished:
+            return False
+        if not self._cancel_requested:
+            self._cancel_requested = True
+            self.task.cancel()
+        return True
+
+    async def follow(self, replay: bool = False) -> AsyncIterator[dict[str, Any]]:
+        """The frames from now on; with ``replay``, what was written so far first, as one piece."""
+        seen = 0
+        if replay and self.finished:  # the frame that ended it, as a saved answer is re-delivered
+            last = self.frames[-1]
+            yield {**last, "redelivered": True} if last.get("complete") else last
+            return
+        if replay:
+            seen = sum(1 for f in self.frames if f.get("chunk"))
+            if seen:
+                yield {"type": "response", "id": self.id, "chunk": True, "text": self.written, "replay": True}
+        while True:
+            changed = self._changed
+            while seen < len(self.frames):
+                seen += 1
+                yield self.frames[seen - 1]
+            if self.finished:
+                return
+            await changed.wait()
+
+    def _push(self, frame: dict[str, Any]) -> None:
+        self.frames.append({**frame, "id": self.id})
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def _drive(self, events: AsyncIterator[dict[str, Any]]) -> None:
+        try:
+            async for event in events:
+                self._push(event)
+        except asyncio.CancelledError:
+            self._push({"type": "cancelled", "text": self.written})
+        except WayfarerError as exc:
+            self._push({"type": "error", **exc.to_json()})
+        except Exception:
+            logger.exception("chat answer %s failed", self.id)
+            self._push({"type": "error", "error": {"code": "internal_error", "message": "internal error"}})
+        finally:
+            self.finished = True
+            self._changed.set()
+
+
+class AnswerBook:
+    """The answers this process is writing, by user and answer id."""
+
+    def __init__(self, keep_seconds: float = 120.0) -> None:
+        self._keep = keep_seconds
+        self._runs: dict[tuple[str, str], Run] = {}
+        self._forget: set[asyncio.TimerHandle] = set()
+
+    def start(self, user_id: str, answer_id: str, events: AsyncIterator[dict[str, Any]]) -> Run:
+        run = Run(answer_id, events)
+        key = (user_id, answer_id)
+        self._runs[key] = run
+
+        def finished(_: asyncio.Task[None]) -> None:
+            handle = asyncio.get_running_loop().call_later(self._keep, self._drop, key, run)
+            self._forget.add(handle)
+
+        run.task.add_done_callback(finished)
+        return run
+
+    def get(self, user_id: str, answer_id: str) -> Run | None:
+        return self._runs.get((user_id, answer_id))
+
+    def _drop(self, key: tuple[str, str], run: Run) -> None:
+        if self._runs.get(key) is run:
+            del self._runs[key]
+
+    async def close(self) -> None:
+        """Stop every answer still being written (the service is shutting down)."""
+        for handle in self._forget:
+            handle.cancel()
+        runs = [r for r in self._runs.values() if not r.finished]
+        for run in runs:
+            run.cancel()
+        for run in runs:
+            with contextlib.suppress(asyncio.CancelledError):
+                await run.task
+        self._runs.clear()

@@ -1,0 +1,108 @@
+"""One numbering for what an answer cites. Pure.
+
+The [n] in the answer's text, in its Sources line, in the complete frame's ``sources`` and on the page
+are one and the same: ``sources[k]`` carries ``"n": k + 1`` for the composer (numbers follow the text),
+and the data's own numbers for a model's answer (its prompt numbers the data; rag.chat.generate).
+Each source says what a person needs to check it: a guide's title and section; a live result's
+provider, fetch time, and whether it is sandbox or indicative data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from connectors.models import Result
+from connectors.tools import TOOLS
+from rag.chat.sentences import escape_markdown, section
+from rag.i18n import catalogue, message
+
+Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
+
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+_TOOL_OF_KIND: dict[str, str] = {spec.kind: name for name, spec in TOOLS.items()}
+
+
+def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A passage from the index: a guide's (title, section) or a live result ingested earlier."""
+    if payload.get("source") == "live":
+        return {
+            "id": str(payload.get("identity", point_id)),
+            "kind": str(payload.get("kind", "live")),
+            "title": str(payload.get("text", ""))[:100],
+            "section": None,
+            "source": "live",
+            "provider": payload.get("provider"),
+            "fetched_at": payload.get("fetched_at_iso"),
+            "sandbox": bool(payload.get("sandbox", False)),
+            "indicative": bool(payload.get("indicative", False)),
+        }
+    return {
+        "id": str(payload.get("document_id", point_id)),
+        "kind": "document",
+        "title": str(payload.get("title", "")),
+        "section": section(str(payload.get("heading", "")), str(payload.get("title", ""))) or None,
+        "source": str(payload.get("source", "")),
+        "provider": None,
+        "fetched_at": None,
+        "sandbox": False,
+        "indicative": False,
+    }
+
+
+def live_source(result: Result) -> dict[str, Any]:
+    """A result a tool returned for this answer."""
+    return {
+        "id": result.identity,
+        "kind": result.kind,
+        "title": result.render()[:100],
+        "section": None,
+        "source": "live",
+        "provider": result.provider,
+        "fetched_at": result.fetched_at.isoformat(),
+        "sandbox": result.sandbox,
+        "indicative": bool(getattr(result, "indicative", False)),
+    }
+
+
+def numbered(
+    cited: Sequence[tuple[int, Ref, str]], catalog: Mapping[Ref, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``(n, ref, excerpt)`` triples as the complete frame's sources, by number; unknown refs are left out."""
+    out = [{"n": n, **catalog[ref], "excerpt": excerpt} for n, ref, excerpt in cited if ref in catalog]
+    return sorted(out, key=lambda s: s["n"])
+
+
+def sources_line(lang: str, sources: Sequence[Mapping[str, Any]]) -> str:
+    """The answer's last line: "Sources: [1] Tokyo City Guide — Best time to visit; [2] ..."."""
+    listed = "; ".join(f"[{s['n']}] {escape_markdown(label(lang, s))}" for s in sources)
+    return message(lang, "sources", sources=listed)
+
+
+def label(lang: str, source: Mapping[str, Any]) -> str:
+    """How the Sources line names a source, in the words the composer uses: a guide's "Title — Section";
+    a live result's "<result kind>, <provider>, fetched <time>[, sandbox data][, indicative price]"."""
+    if source.get("kind") == "document":
+        title, head = str(source.get("title") or ""), str(source.get("section") or "")
+        if title and head:
+            return f"{title} — {head}"
+        return title or head or str(source.get("id", ""))
+    table = catalogue().get(lang, catalogue()["en"])
+    tool = _TOOL_OF_KIND.get(str(source.get("kind", "")), "")
+    parts = [table.get(f"result.{tool}", str(source.get("kind", "")).replace("_", " "))]
+    if source.get("provider"):
+        parts.append(str(source["provider"]))
+    if source.get("fetched_at"):
+        at = str(source["fetched_at"])[:16].replace("T", " ") + " UTC"
+        parts.append(message(lang, "source_fetched", at=at))
+    if source.get("sandbox"):
+        parts.append(message(lang, "source_sandbox"))
+    if source.get("indicative"):
+        parts.append(message(lang, "source_indicative"))
+    return ", ".join(parts)
+
+
+def cited_numbers(text: str) -> list[int]:
+    """The [n] a text cites, in order of first appearance."""
+    return list(dict.fromkeys(int(m.group(1)) for m in _CITATION.finditer(text)))

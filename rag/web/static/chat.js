@@ -1,0 +1,330 @@
+/* Wayfarer chat page, part 2: the conversation, the WebSocket (/v1/ws) and the history (/v1/sessions).
+ *
+ * One answer streams at a time (`pending`). Its frames carry the id the page made for it, so after a
+ * dropped connection the page reconnects, asks the server to resume that id, and the replay replaces the
+ * text so far; a Stop sends a cancel for it. On load, and whenever the server no longer knows an answer,
+ * the conversation is drawn again from the saved history.
+ */
+"use strict";
+(function () {
+  const R = window.wayfarerRender;
+  const $ = (id) => document.getElementById(id);
+  const store = window.localStorage;
+  const userInput = $("user"), tokenInput = $("token"), statusEl = $("status");
+  const scroller = $("scroller"), messages = $("messages"), welcome = $("welcome");
+  const input = $("message"), sendButton = $("send"), stopButton = $("stop");
+
+  let ws = null, retry = 500, retryTimer = null, pending = null, turns = 0;
+
+  function randomId() {
+    const bytes = crypto.getRandomValues(new Uint8Array(12));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  userInput.value = store.getItem("wayfarer.user") || "web-" + randomId().slice(0, 8);
+  tokenInput.value = store.getItem("wayfarer.token") || "";
+
+  function timezone() {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function setStatus(text, open) {
+    statusEl.textContent = text;
+    statusEl.className = open ? "open" : "";
+  }
+
+  function streaming(on) {
+    sendButton.hidden = on;
+    stopButton.hidden = !on;
+    stopButton.disabled = false;
+    sendButton.disabled = false;
+  }
+
+  function updateWelcome() {
+    welcome.hidden = messages.querySelector(".turn") !== null;
+  }
+
+  /** Run `draw`, keeping the view pinned to the bottom if it was there (a reader scrolled up stays put). */
+  function keepingBottom(draw) {
+    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    draw();
+    if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  function addTurn(role, text) {
+    const box = R.el("div", "turn " + role);
+    const body = R.el("div", role === "assistant" ? "text answer" : "text", role === "assistant" ? undefined : text);
+    box.dataset.key = "t" + ++turns;
+    box.append(body);
+    keepingBottom(() => messages.append(box));
+    updateWelcome();
+    return { box, body, key: box.dataset.key };
+  }
+
+  /** Draw a finished (or stopped) assistant turn: the answer, its sources and tool calls, a copy button. */
+  function settle(turn, text, sources, toolCalls, stopped) {
+    const { box, body, key } = turn;
+    const numbered = R.numbered(sources);
+    keepingBottom(() => {
+      body.replaceChildren(R.answer(text, key, numbered));
+      body.classList.remove("streaming", "waiting");
+      box.removeAttribute("aria-busy");
+      if (stopped) {
+        box.classList.add("cancelled");
+        body.append(R.el("p", "stopped", "(stopped)"));
+      }
+      const actions = R.el("div", "actions");
+      const copy = R.el("button", "copy", "Copy");
+      copy.type = "button";
+      copy.setAttribute("aria-label", "Copy the answer");
+      copy.addEventListener("click", () => copyAnswer(copy, body));
+      actions.append(copy);
+      box.append(actions);
+      if (toolCalls && toolCalls.length) box.append(R.toolCallsList(toolCalls));
+      if (numbered.length) box.append(R.sourcesList(numbered, key));
+    });
+  }
+
+  function copyAnswer(button, body) {
+    const text = body.innerText.replace(/\n?\(stopped\)$/, "").trim();
+    navigator.clipboard.writeText(text).then(
+      () => {
+        button.textContent = "Copied";
+        button.dataset.copied = "true";
+        setTimeout(() => (button.textContent = "Copy"), 2000);
+      },
+      () => (button.textContent = "Copy failed"),
+    );
+  }
+
+  function errorTurn(frame) {
+    addTurn("error", frame.error.message + " (" + frame.error.code + ")");
+  }
+
+  // --- the answer being written --------------------------------------------------------------------
+
+  /** Redraw the streaming text at most once an animation frame (Markdown is re-rendered whole). */
+  function schedule() {
+    if (pending.frame) return;
+    const current = pending;
+    current.frame = requestAnimationFrame(() => {
+      current.frame = 0;
+      if (pending !== current) return;
+      keepingBottom(() => current.body.replaceChildren(R.answer(current.text, current.key)));
+    });
+  }
+
+  function close(frame, stopped) {
+    const done = pending;
+    pending = null;
+    if (done.frame) cancelAnimationFrame(done.frame);
+    settle(done, frame.text, stopped ? [] : frame.sources, stopped ? [] : frame.tool_calls, stopped);
+    streaming(false);
+  }
+
+  function onFrame(frame) {
+    if (frame.type === "error") return onError(frame);
+    if (!pending || (frame.id && frame.id !== pending.id)) return;  // a late frame of an answer already closed
+    if (frame.type === "cancelled") return close(frame, true);
+    if (frame.type !== "response") return;
+    if (frame.complete) return close(frame, false);
+    if (frame.chunk) {
+      pending.text = frame.replay ? frame.text : pending.text + frame.text;
+      pending.chunks += 1;
+      pending.body.dataset.chunks = String(pending.chunks);
+      pending.body.classList.remove("waiting");
+      schedule();
+    }
+  }
+
+  function onError(frame) {
+    const code = frame.error && frame.error.code;
+    if (code === "nothing_to_cancel") return;  // the answer finished first: its complete frame says so
+    if (code === "unknown_answer") {
+      loadHistory();
+      return;
+    }
+    if (pending && (!frame.id || frame.id === pending.id)) {
+      const failed = pending;
+      pending = null;
+      if (failed.frame) cancelAnimationFrame(failed.frame);
+      failed.box.remove();
+      streaming(false);
+    }
+    errorTurn(frame);
+  }
+
+  function send(frame) {
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  // --- the connection ------------------------------------------------------------------------------
+
+  function connect() {
+    clearTimeout(retryTimer);
+    const url = new URL("v1/ws", location.href);
+    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    url.searchParams.set("user_id", userInput.value.trim());
+    if (tokenInput.value) url.searchParams.set("token", tokenInput.value);
+    const socket = new WebSocket(url);
+    ws = socket;
+    socket.onopen = () => {
+      setStatus("connected", true);
+      retry = 500;
+      if (pending) {
+        send({ type: "resume", id: pending.id });
+        if (pending.stopping) send({ type: "cancel", id: pending.id });
+      }
+    };
+    socket.onclose = () => {
+      if (ws !== socket) return;  // replaced on purpose (a new user or token)
+      setStatus("reconnecting…", false);
+      if (pending) pending.body.classList.add("waiting");
+      retryTimer = setTimeout(connect, retry + Math.random() * retry * 0.3);
+      retry = Math.min(retry * 2, 10000);
+    };
+    socket.onmessage = (event) => {
+      let frame;
+      try {
+        frame = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      onFrame(frame);
+    };
+  }
+
+  function reconnect() {
+    const old = ws;
+    ws = null;
+    if (old) old.close();
+    connect();
+  }
+
+  // --- the saved conversation ------------------------------------------------------------------------
+
+  /** Draw the conversation from GET /v1/sessions/{user}: the server's history is the truth. */
+  async function loadHistory() {
+    const lost = pending;
+    const user = userInput.value.trim();
+    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+    let body;
+    try {
+      const resp = await fetch("v1/sessions/" + encodeURIComponent(user), { headers, cache: "no-store" });
+      body = await resp.json();
+      if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
+    } catch (exc) {
+      errorTurn({ error: { code: "history_unavailable", message: "The conversation could not be loaded: " + exc.message } });
+      return;
+    }
+    if (lost && pending === lost) {
+      pending = null;
+      if (lost.frame) cancelAnimationFrame(lost.frame);
+      streaming(false);
+    }
+    messages.replaceChildren();
+    for (const t of body.history || []) {
+      if (t.role === "user") addTurn("user", t.text);
+      else if (t.role === "assistant") {
+        const turn = addTurn("assistant");
+        settle(turn, t.text, t.sources, t.tool_calls, Boolean(t.cancelled));
+      }
+    }
+    // A message the server never received is given back rather than lost.
+    if (lost && !(body.history || []).some((t) => t.id === lost.id) && !input.value) input.value = lost.question;
+    updateWelcome();
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  // --- the form --------------------------------------------------------------------------------------
+
+  $("ask").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || pending) return;
+    const id = randomId();
+    const frame = { type: "message", text, id };
+    const tz = timezone();
+    if (tz) frame.timezone = tz;
+    if (!send(frame)) {
+      setStatus("not connected yet…", false);
+      return;
+    }
+    addTurn("user", text);
+    const turn = addTurn("assistant");
+    turn.body.classList.add("streaming");
+    turn.box.setAttribute("aria-busy", "true");
+    pending = { ...turn, id, question: text, text: "", chunks: 0, frame: 0, stopping: false };
+    pending.body.dataset.chunks = "0";
+    input.value = "";
+    streaming(true);
+  });
+
+  function stop() {
+    if (!pending || pending.stopping) return;
+    pending.stopping = true;
+    stopButton.disabled = true;
+    send({ type: "cancel", id: pending.id });  // if the connection is down, sent after the resume
+  }
+
+  stopButton.addEventListener("click", stop);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") stop();
+  });
+
+  welcome.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-ask]");
+    if (!button) return;
+    input.value = button.dataset.ask;
+    input.focus();
+  });
+
+  // A citation opens its source's excerpt and brings it into view.
+  messages.addEventListener("click", (event) => {
+    const cite = event.target.closest("a.cite");
+    if (!cite) return;
+    event.preventDefault();
+    const li = document.getElementById(cite.getAttribute("href").slice(1));
+    if (!li) return;
+    li.closest("details").open = true;
+    R.expand(li, true);
+    for (const other of messages.querySelectorAll(".sources li.target")) other.classList.remove("target");
+    li.classList.add("target");
+    li.scrollIntoView({ block: "nearest" });
+    li.querySelector(".source-toggle").focus({ preventScroll: true });
+  });
+
+  for (const field of [userInput, tokenInput]) {
+    field.addEventListener("change", () => {
+      store.setItem("wayfarer.user", userInput.value.trim());
+      store.setItem("wayfarer.token", tokenInput.value);
+      pending = null;
+      streaming(false);
+      loadHistory().then(reconnect);  // the conversation and the connection of the new user
+    });
+  }
+
+  // Leaving the page closes the connection at once (a page kept in the back/forward cache would hold it
+  // open); coming back reconnects, and resumes an answer that was being written.
+  window.addEventListener("pagehide", () => {
+    const socket = ws;
+    ws = null;
+    clearTimeout(retryTimer);
+    if (socket) socket.close();
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) connect();
+  });
+
+  store.setItem("wayfarer.user", userInput.value);
+  streaming(false);
+  // A test hook: the live socket (tests drop it to check that an answer resumes).
+  window.wayfarer = { socket: () => ws };
+  loadHistory().then(connect);
+})();

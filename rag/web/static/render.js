@@ -1,0 +1,168 @@
+/* Wayfarer chat page, part 1: answer text to safe HTML, citations to links, the sources and tool-call lists.
+ *
+ * Answers are Markdown written by the service, but they quote documents and provider data, so nothing in
+ * them is trusted: markdown-it runs with raw HTML off and images off, only http(s) links survive, and
+ * DOMPurify cleans the result against a short allow-list before it reaches the page. Everything else
+ * (titles, excerpts, tool calls) is set with textContent, never parsed.
+ */
+"use strict";
+(function () {
+  const HTTP = /^https?:\/\//i;
+  const md = window.markdownit({ html: false, linkify: false, typographer: false, breaks: false });
+  md.disable(["image"]);
+  md.validateLink = (url) => HTTP.test(url.trim());
+
+  const purify = window.DOMPurify;
+  purify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName !== "A") return;
+    if (!HTTP.test(node.getAttribute("href") || "")) node.removeAttribute("href");
+    else {
+      node.setAttribute("rel", "noopener noreferrer");
+      node.setAttribute("target", "_blank");
+    }
+  });
+  const CLEAN = {
+    RETURN_DOM_FRAGMENT: true,
+    ALLOWED_TAGS: ["p", "br", "strong", "em", "s", "del", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+      "a", "code", "pre", "blockquote", "hr", "table", "thead", "tbody", "tr", "th", "td"],
+    ALLOWED_ATTR: ["href", "title", "start"],
+    ALLOWED_URI_REGEXP: HTTP,
+  };
+  const CITATION = /\[(\d{1,3})\]/g;
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  /** Source n's element id in turn `key` (citations link to it). */
+  function sourceId(key, n) {
+    return "src-" + key + "-" + n;
+  }
+
+  /** Turn "[n]" in the text (outside links and code) into links to source n, for the numbers listed. */
+  function linkCitations(root, key, numbers) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (parent && parent.closest("a, code, pre")) continue;
+      CITATION.lastIndex = 0;
+      if (CITATION.test(node.data)) found.push(node);
+    }
+    for (const node of found) {
+      const parts = document.createDocumentFragment();
+      let last = 0;
+      for (const match of node.data.matchAll(CITATION)) {
+        const n = Number(match[1]);
+        if (!numbers.has(n)) continue;
+        parts.append(node.data.slice(last, match.index));
+        const link = el("a", "cite", match[0]);
+        link.href = "#" + sourceId(key, n);
+        link.dataset.n = String(n);
+        link.setAttribute("aria-label", "source " + n);
+        parts.append(link);
+        last = match.index + match[0].length;
+      }
+      parts.append(node.data.slice(last));
+      node.replaceWith(parts);
+    }
+  }
+
+  /** The answer's Markdown as a sanitised fragment; with sources, its [n] citations become links. */
+  function answer(text, key, sources) {
+    const fragment = purify.sanitize(md.render(String(text || "")), CLEAN);
+    if (sources && sources.length) linkCitations(fragment, key, new Set(sources.map((s) => s.n)));
+    return fragment;
+  }
+
+  /** Sources as the page shows them: numbered (the contract's "n", else their order), ids as titles. */
+  function numbered(sources) {
+    return (sources || []).map((s, i) => {
+      const item = typeof s === "string" ? { id: s } : s;
+      return { ...item, n: Number.isInteger(item.n) ? item.n : i + 1 };
+    });
+  }
+
+  function when(iso) {
+    const at = new Date(iso);
+    if (Number.isNaN(at.getTime())) return String(iso);
+    return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  /** "Title — Section", without the title repeated at the head of a section path ("Title > Section"). */
+  function label(s) {
+    const title = s.title || s.id;
+    let section = s.section || "";
+    if (section.startsWith(title + " > ")) section = section.slice(title.length + 3);
+    return section && section !== title ? title + " — " + section : title;
+  }
+
+  function listBox(title, cls, count) {
+    const details = el("details", cls);
+    details.open = true;
+    details.append(el("summary", null, title + " (" + count + ")"));
+    const ul = el("ul");
+    details.append(ul);
+    return { details, ul };
+  }
+
+  /** The Sources list: each item shows what a person needs to check it, and opens to its excerpt. */
+  function sourcesList(sources, key) {
+    const { details, ul } = listBox("Sources", "sources", sources.length);
+    for (const s of sources) {
+      const li = el("li");
+      li.id = sourceId(key, s.n);
+      li.dataset.n = String(s.n);
+      const toggle = el("button", "source-toggle");
+      toggle.type = "button";
+      toggle.setAttribute("aria-expanded", "false");
+      toggle.append(el("span", "source-num", "[" + s.n + "]"));
+      toggle.append(el("span", "source-title", label(s)));
+      li.append(toggle);
+      const meta = el("div", "meta");
+      const facts = [s.kind, s.source, s.provider ? "via " + s.provider : null];
+      meta.append(el("span", null, facts.filter(Boolean).join(" · ")));
+      if (s.fetched_at) {
+        const time = el("time", null, "fetched " + when(s.fetched_at));
+        time.dateTime = s.fetched_at;
+        time.title = s.fetched_at;
+        meta.append(time);
+      }
+      if (s.sandbox) meta.append(el("span", "badge sandbox", "sandbox data"));
+      if (s.indicative) meta.append(el("span", "badge indicative", "indicative"));
+      li.append(meta);
+      const excerpt = el("div", "excerpt", s.excerpt || "No excerpt was kept for this source.");
+      excerpt.id = li.id + "-excerpt";
+      excerpt.hidden = true;
+      toggle.setAttribute("aria-controls", excerpt.id);
+      li.append(excerpt);
+      toggle.addEventListener("click", () => expand(li, excerpt.hidden));
+      ul.append(li);
+    }
+    return details;
+  }
+
+  /** Show or hide a source item's excerpt. */
+  function expand(li, open) {
+    li.querySelector(".excerpt").hidden = !open;
+    li.querySelector(".source-toggle").setAttribute("aria-expanded", String(open));
+  }
+
+  function toolCallsList(calls) {
+    const { details, ul } = listBox("Tool calls", "tool-calls", calls.length);
+    for (const c of calls) {
+      const li = el("li", null, c.name + (c.provider ? " via " + c.provider : ""));
+      const note = c.error
+        ? "failed: " + c.error
+        : c.results + " results" + (c.from_index ? ", from the index" : "") + (c.ingested ? ", " + c.ingested + " ingested" : "");
+      li.append(el("span", "kind", note));
+      ul.append(li);
+    }
+    return details;
+  }
+
+  window.wayfarerRender = { answer, numbered, sourcesList, toolCallsList, expand, sourceId, el };
+})();
