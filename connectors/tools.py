@@ -156,19 +156,22 @@ class ToolRunner:
             for t in TOOLS.values()
         ]
 
-    def validate(self, name: str, raw: Any, *, strict: bool = False) -> ToolParams:
+    def validate(
+        self, name: str, raw: Any, *, strict: bool = False, today: dt.date | None = None
+    ) -> ToolParams:
         """Parameters for ``name`` from JSON-like ``raw``, resolved and checked, or a ToolValidationError.
 
         ``strict`` is for JSON a client wrote (HTTP, the CLI): types must match as documented, so "2" is
         not an integer and "true" not a boolean; ISO date strings are still dates. Parameters an LLM or
-        the router extracted are validated leniently.
+        the router extracted are validated leniently. ``today``: the traveller's date (their time zone),
+        else the service's.
         """
         spec = TOOLS.get(name)
         if spec is None:
             raise ToolNotFoundError(f"no tool named {name!r}; tools: {', '.join(TOOLS)}")
         if not isinstance(raw, dict):
             raise ToolValidationError(f"{name}: parameters must be a JSON object")
-        context = {"catalogue": self.catalogue, "today": self._today()}
+        context = {"catalogue": self.catalogue, "today": today or self._today()}
         try:
             if strict:
                 try:

@@ -158,7 +158,10 @@ def report(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[st
     return {
         "questions": len(rows),
         "complete": len(complete),
-        "model_answered": sum(1 for r in results if r["model_answered"]),
+        # Known only with the stub: how many answers the model wrote (the rest fell back to the composer).
+        "model_answered": None
+        if any(r["model_answered"] is None for r in results)
+        else sum(r["model_answered"] for r in results),
         "first_token_p50_ms": round(1000 * statistics.median(firsts), 1) if firsts else None,
         "first_token_p95_ms": round(1000 * percentile(firsts, 0.95), 1) if firsts else None,
         "answer_p50_ms": round(1000 * statistics.median(totals), 1),

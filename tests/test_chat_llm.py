@@ -42,7 +42,7 @@ async def test_model_failures_fall_back_to_the_composer(llm_chat, reply: tuple[s
 
 async def test_the_model_streams_and_its_citations_resolve_or_are_counted(llm_chat) -> None:  # type: ignore[no-untyped-def]
     script, client = llm_chat
-    words = "Pack light breathable cotton [1] and a rain jacket [9]."
+    words = "Pack light breathable cotton [1] and a rain jacket [42]."
     script.replies = [("tools", {}), ("stream", words)]
     async with client.ws_connect("/v1/ws?user_id=streamer") as ws:
         await ws.send_json({"type": "message", "text": "What should I pack for a humid tropical trip?"})
@@ -53,7 +53,7 @@ async def test_the_model_streams_and_its_citations_resolve_or_are_counted(llm_ch
     assert end.get("complete"), end
     pieces = [f["text"] for f in frames[:-1]]
     assert len(pieces) > len(words.split()) // 2  # streamed as the model wrote it, not all at once
-    assert end["text"].startswith(words) and [s["n"] for s in end["sources"]] == [1]  # [9] is nothing
+    assert end["text"].startswith(words) and [s["n"] for s in end["sources"]] == [1]  # [42] is nothing
     metrics = await (await client.get("/metrics")).text()
     assert "wayfarer_chat_unresolved_citations_total 1.0" in metrics
 

@@ -141,10 +141,14 @@ class ChatService:
         timezone: str | None,
         timings: dict[str, float],
     ) -> AsyncIterator[dict[str, Any]]:
-        start = time.perf_counter()
+        start = last = time.perf_counter()
 
         def mark(step: str) -> None:
-            timings[step] = round((time.perf_counter() - start) * 1000, 1)
+            """How long ``step`` took, in ms (first_chunk and complete count from the message's arrival)."""
+            nonlocal last
+            now = time.perf_counter()
+            timings[step] = round((now - last) * 1000, 2)
+            last = now
 
         text = self._checked(text)
         await self._check_rate(user_id)
@@ -168,7 +172,8 @@ class ChatService:
             budget = (
                 None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
             )
-            outcomes = await self._call_tools({c.name: c.params for c in planned.calls}, user_id, budget)
+            calls = {c.name: c.params for c in planned.calls}
+            outcomes = await self._call_tools(calls, user_id, budget, today)
             mark("tools")
             done = _results(planned, outcomes)
             await self.sessions.save_trip(user_id, planned.remember(done.made))
@@ -250,6 +255,8 @@ class ChatService:
             out["assumed"] = planned.assumed_note
         if planned.notes:
             out["notes"] = planned.notes
+        if planned.climate:
+            out["climate"] = planned.climate.to_json()
         return out
 
     def today(self, timezone: str | None = None) -> dt.date:
@@ -327,12 +334,14 @@ class ChatService:
         )
 
     async def _call_tools(
-        self, calls: dict[str, Any], user_id: str, budget: float | None
+        self, calls: dict[str, Any], user_id: str, budget: float | None, today: dt.date
     ) -> list[ToolOutcome | BaseException]:
         """Each call's outcome or error, in order; calls still running after ``budget`` seconds are
         cancelled and answer ProviderTimeoutError, so one stalled provider cannot hold the answer."""
         tasks = [
-            asyncio.create_task(self._tools.call(name, params, user_id), name=f"chat-tool-{name}")
+            asyncio.create_task(
+                self._tools.call(name, params, user_id, today=today), name=f"chat-tool-{name}"
+            )
             for name, params in calls.items()
         ]
         if not tasks:

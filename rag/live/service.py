@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import re
 from dataclasses import dataclass, replace
@@ -161,11 +162,18 @@ class ToolService:
         self._in_flight: dict[str, asyncio.Task[ToolCall]] = {}
 
     async def call(
-        self, name: str, raw: Any, user_id: str | None = None, *, strict: bool = False
+        self,
+        name: str,
+        raw: Any,
+        user_id: str | None = None,
+        *,
+        strict: bool = False,
+        today: dt.date | None = None,
     ) -> ToolOutcome:
-        """One tool call for ``user_id``; ``strict`` validates ``raw`` as client JSON (no type coercion)."""
+        """One tool call for ``user_id``; ``strict`` validates ``raw`` as client JSON (no type coercion);
+        ``today`` is the traveller's date, which dates are checked against."""
         try:
-            outcome = await self._call(name, raw, user_id, strict)
+            outcome = await self._call(name, raw, user_id, strict, today)
         except WayfarerError as exc:
             self.metrics.tool_calls.labels(name if name in TOOLS else "unknown", exc.code).inc()
             raise
@@ -179,8 +187,10 @@ class ToolService:
             self.metrics.tool_seconds.labels(name).observe(outcome.call.elapsed_ms / 1000)
         return outcome
 
-    async def _call(self, name: str, raw: Any, user_id: str | None, strict: bool) -> ToolOutcome:
-        params = self.runner.validate(name, raw, strict=strict)
+    async def _call(
+        self, name: str, raw: Any, user_id: str | None, strict: bool, today: dt.date | None
+    ) -> ToolOutcome:
+        params = self.runner.validate(name, raw, strict=strict, today=today)
         scope = user_id or "*"
         key = request_key(scope, name, params)
         provider = self.runner.provider(name)

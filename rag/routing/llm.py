@@ -39,13 +39,14 @@ class LLMIntentClassifier:
         self.mode = mode
         self.failures = 0
 
-    def _system(self) -> str:
+    def _system(self, today: dt.date | None = None) -> str:
         listing = "\n".join(f"- {name}: {desc}" for name, (desc, _) in self._tools.items())
-        return self._prompt.format(today=self._today().isoformat(), tools=listing)
+        return self._prompt.format(today=(today or self._today()).isoformat(), tools=listing)
 
-    async def classify(self, message: str) -> dict[str, dict[str, Any]] | None:
+    async def classify(self, message: str, today: dt.date | None = None) -> dict[str, dict[str, Any]] | None:
+        """``today``: the traveller's date, which relative dates in the arguments count from."""
         messages: list[Any] = [
-            {"role": "system", "content": self._system()},
+            {"role": "system", "content": self._system(today)},
             {"role": "user", "content": message},
         ]
         try:

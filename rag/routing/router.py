@@ -118,7 +118,7 @@ SHORT_REQUEST_WORDS = 6
 
 
 class IntentClassifier(Protocol):
-    async def classify(self, message: str) -> dict[str, dict[str, Any]] | None:
+    async def classify(self, message: str, today: dt.date | None = None) -> dict[str, dict[str, Any]] | None:
         """Tool name -> arguments, or None when the classifier could not answer (fall back)."""
         ...
 
@@ -294,7 +294,9 @@ class Router:
         ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's."""
         today = today or self._today()
         classify = (
-            asyncio.create_task(self._classifier.classify(message)) if self._classifier is not None else None
+            asyncio.create_task(self._classifier.classify(message, today))
+            if self._classifier is not None
+            else None
         )
         a = await self.analyse(message, vector, country, today)
         if a.commands:
