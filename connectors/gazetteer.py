@@ -149,6 +149,9 @@ def international(name: str) -> bool:
     return bool(_INTERNATIONAL.search(name))
 
 
+_DISTRICT = re.compile(r"^\S+ \d{1,2}\b")
+
+
 def _usable_alias(name: str) -> bool:
     """Latin script, no digits, not a code ("LIS", "KCMO")."""
     return len(name) >= 3 and not _NOT_LATIN.search(name) and not (name.isupper() and len(name) <= 5)
@@ -181,7 +184,9 @@ def load() -> Gazetteer:
         primary.add((own, gid))
         # A city's own name counts double against another city's foreign name for it.
         scored.setdefault(own, []).append((2.0 * city.population, gid))
-        if city.population < ALIAS_MIN_POPULATION:
+        # A numbered district ("Paris 09 Opéra", "Lyon 03") is known by its own name only: its other
+        # names are landmarks ("Opera") that would make Vienna's State Opera a trip to Paris.
+        if city.population < ALIAS_MIN_POPULATION or _DISTRICT.match(city.name):
             continue
         for alt in {fold(a) for a in row.get("alternatenames") or () if _usable_alias(a)} - {own}:
             scored.setdefault(alt, []).append((float(city.population), gid))

@@ -115,6 +115,10 @@ class LLMSettings(BaseModel):
     api_key: SecretStr | None = None
     model: str | None = None
     timeout_seconds: float = Field(30.0, gt=0)
+    # Caps on what the model writes: an answer, and a routing classification (a few tool calls). A
+    # local server keeps generating after the client has given up, so an uncapped call blocks the next.
+    answer_max_tokens: int = Field(700, ge=16)
+    routing_max_tokens: int = Field(300, ge=16)
 
 
 class ConnectorSettings(BaseModel):

@@ -7,8 +7,9 @@ The service starts in this process on the embedded defaults with WAYFARER_LLM__*
 OpenAI-compatible server: by default the scripted stand-in the tests use (tests/llm_stub.py), here
 scripted per request. It answers the routing call with no tool calls and streams an answer that quotes
 the first words of data items [1] and [2] of its prompt (only the items the prompt has), and every
-third answer also cites [9], an item no prompt here has, so the citation share can fail. Every
-question of the labelled set (scripts/eval_answers.py) is a new user's first message on /v1/ws.
+third answer also cites an item its prompt does not have ([9], or the number after its last item),
+so the citation share can fail. Every question of the labelled set (scripts/eval_answers.py) is a new
+user's first message on /v1/ws.
 
 Per answer: the first-token latency (the message frame sent to the first chunk frame), the full answer
 time, ``cites_real`` (every [n] in the answer's body names exactly one item of the complete frame's
@@ -36,7 +37,7 @@ from aiohttp import web  # noqa: E402
 from scripts.eval_answers import DEFAULT_DATA, citation_problems, resolve, split_answer  # noqa: E402
 from tests.llm_stub import Script, create_stub  # noqa: E402
 
-_ITEM = re.compile(r'^\[(\d+)\] \([^)]*\) "', re.M)
+_ITEM = re.compile(r'^\[(\d+)\] \(.*?\) "', re.M)  # a heading may hold brackets: "Spring (March–May)"
 _CITE = re.compile(r"\[(\d+)\]")
 OUT_OF_RANGE = 9
 
@@ -57,14 +58,15 @@ class AnswerScript(Script):
             return ("json", {"tools": []})
         system = request["messages"][0]["content"]
         items = data_items(system)
-        inject = self.answers % 3 == 2 and OUT_OF_RANGE not in items
+        inject = self.answers % 3 == 2
+        missing = max(OUT_OF_RANGE, max(items, default=0) + 1)
         self.answers += 1
         self.injected.append(inject)
         parts = [f"{_words(items[n])} [{n}]." for n in (1, 2) if n in items]
         if not parts:
             parts = ["I have nothing on that in my data, but I can search flights, hotels and weather."]
         if inject:
-            parts.append(f"It is also worth booking ahead [{OUT_OF_RANGE}].")
+            parts.append(f"It is also worth booking ahead [{missing}].")
         return ("stream" if request.get("stream") else "text", " ".join(parts))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from rag.errors import WayfarerError
@@ -123,3 +123,23 @@ class AnswerBook:
             with contextlib.suppress(asyncio.CancelledError):
                 await run.task
         self._runs.clear()
+
+
+async def finish(save: Awaitable[None], *, complete: bool = False) -> None:
+    """Run ``save`` to its end even if the answer is cancelled meanwhile (a cancel racing the last
+    piece, or many cancels): a history is never half-saved. A ``complete`` answer being saved is
+    past cancelling: it is delivered as saved. Otherwise the cancel still ends the answer."""
+    task = asyncio.ensure_future(save)
+    cancels = 0
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancels += 1
+    task.result()
+    current = asyncio.current_task()
+    if cancels and complete and current is not None:
+        for _ in range(cancels):
+            current.uncancel()
+    elif cancels:
+        raise asyncio.CancelledError

@@ -106,3 +106,14 @@ def label(lang: str, source: Mapping[str, Any]) -> str:
 def cited_numbers(text: str) -> list[int]:
     """The [n] a text cites, in order of first appearance."""
     return list(dict.fromkeys(int(m.group(1)) for m in _CITATION.finditer(text)))
+
+
+def cite_written(
+    text: str, data: Sequence[Ref], catalog: Mapping[Ref, dict[str, Any]], excerpts: Mapping[Ref, str]
+) -> tuple[list[dict[str, Any]], int]:
+    """A model's answer's sources: the data items its [n] cite, numbered as its prompt numbered them
+    (rag.chat.generate render_data), and how many of its numbers point at nothing."""
+    cited = cited_numbers(text)
+    real = [n for n in cited if 1 <= n <= len(data)]
+    sources = numbered([(n, data[n - 1], excerpts.get(data[n - 1], "")) for n in real], catalog)
+    return sources, len(cited) - len(real)

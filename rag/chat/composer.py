@@ -19,6 +19,7 @@ from typing import Any
 
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
+from rag.chat.vocabulary import GENERAL_TOPICS
 from rag.i18n import catalogue, join_list, message, tool_label
 
 __all__ = [
@@ -120,7 +121,7 @@ def compose(
     query = read_question(question, [*places, *{p.place for p in passages if p.place}])
     pool = candidates(passages, places) if recalled is None else []
     compare = compare and len(places) >= 2 and recalled is None
-    facts = [] if compare or recalled is not None else _facts(query, pool, passages)
+    facts = [] if compare or recalled is not None else _facts(query, pool, passages, places=places)
 
     lead: str | None = None
     body: list[str] = []
@@ -163,11 +164,18 @@ def compose(
 
 
 def _facts(
-    query: Query, pool: list[Candidate], passages: Sequence[Passage], most: int = MOST_FACTS
+    query: Query,
+    pool: list[Candidate],
+    passages: Sequence[Passage],
+    most: int = MOST_FACTS,
+    places: Sequence[str] = (),
 ) -> list[Candidate]:
     """The chosen sentences in the guide's order: by section (the best-ranked first), then by chunk
     and position within it."""
-    picked = overview(pool, passages) if query.empty else select(query, pool, most)
+    # General advice answers for a place only on general topics (visas, packing, money...): a topic
+    # document's sentence is not what the Porto or Vienna guide would say about its sights.
+    general = not places or bool(GENERAL_TOPICS & set(query.topics))
+    picked = overview(pool, passages) if query.empty else select(query, pool, most, general)
     first: dict[tuple[str, str], int] = {}
     for c in sorted(picked, key=lambda c: c.passage):
         p = passages[c.passage]
@@ -320,7 +328,7 @@ def _compare_blocks(
     blocks = []
     for place in places:
         own = [c for c in candidates(passages, [place]) if c.local]
-        picked = _facts(query, own, passages, MOST_PER_PLACE)
+        picked = _facts(query, own, passages, MOST_PER_PLACE, places=[place])
         body = _fact_blocks(picked, passages, cites)
         if not body:
             has_guide = any(fold(p.place) == fold(place) for p in passages)

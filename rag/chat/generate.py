@@ -77,12 +77,14 @@ class LLMWriter:
         timeout: float = 30.0,
         history_tokens: int = 2000,
         template: str | None = None,
+        max_tokens: int = 700,
     ) -> None:
         self._client = client
         self._model = model
         self._today = today
         self._timeout = timeout
         self._history_tokens = history_tokens
+        self._max_tokens = max_tokens
         self._template = template or PROMPT_PATH.read_text(encoding="utf-8")
         self._count = token_counter()
 
@@ -108,7 +110,11 @@ class LLMWriter:
         ]
         async with asyncio.timeout(self._timeout):
             stream = await self._client.chat.completions.create(
-                model=self._model, messages=messages, stream=True, temperature=0.2
+                model=self._model,
+                messages=messages,
+                stream=True,
+                temperature=0.2,
+                max_tokens=self._max_tokens,
             )
             async for event in stream:
                 if event.choices and event.choices[0].delta.content:

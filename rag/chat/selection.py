@@ -39,6 +39,9 @@ from rag.chat.vocabulary import (
 )
 
 _MONTH_STEMS = frozenset(stem(name) for name in MONTHS)
+_COMPARE = frozenset(stem(w) for w in COMPARE_WORDS)
+_OR = frozenset(stem(w) for w in OR_WORDS)
+_OR_BETWEEN = frozenset(stem(w) for w in OR_WORDS_BETWEEN)
 _STOP = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)  # "does" reads as "doe" once stemmed
 _PHRASES = sorted(
     (
@@ -123,12 +126,12 @@ def is_comparison(question: str, places: Sequence[str]) -> bool:
     if len(places) < 2:
         return False
     words = tokens(question)
-    if COMPARE_WORDS & set(words) or OR_WORDS & set(words):
+    if _COMPARE & set(words) or _OR & set(words):
         return True
     # "Lisboa o Porto": a one-letter "or" counts only right between two places ("para o Porto" is "to").
     known = [w for p in places for w in tokens(p)]
     at = {i for i, w in enumerate(words) if is_place_word(w, known)}
-    return any(w in OR_WORDS_BETWEEN and i - 1 in at and i + 1 in at for i, w in enumerate(words))
+    return any(w in _OR_BETWEEN and i - 1 in at and i + 1 in at for i, w in enumerate(words))
 
 
 def read_question(question: str, places: Sequence[str]) -> Query:
@@ -259,8 +262,10 @@ def score(query: Query, pool: list[Candidate]) -> None:
         c.score = c.relevance + RANK_PRIOR / (1 + c.passage) + (PLACE_BONUS if c.local else 0.0)
 
 
-def select(query: Query, pool: list[Candidate], most: int = 4) -> list[Candidate]:
-    """The best relevant, distinct candidates (at most ``most``), in passage then guide order."""
+def select(query: Query, pool: list[Candidate], most: int = 4, general: bool = True) -> list[Candidate]:
+    """The best relevant, distinct candidates (at most ``most``), in passage then guide order.
+    ``general``: whether sentences not about the places asked about may answer (topic documents'
+    general advice); without it, a place whose guide says nothing relevant gets nothing."""
     score(query, pool)
     ranked = sorted((c for c in pool if c.relevance > 0), key=lambda c: (-c.score, c.passage, c.sentence.pos))
     if query.months and any(c.month for c in ranked):  # "in April" is a condition, not a hint
@@ -271,7 +276,7 @@ def select(query: Query, pool: list[Candidate], most: int = 4) -> list[Candidate
     # The places' own sentences first; general ones only when those are too few to answer.
     for pick in (True, False):
         group = [c for c in ranked if c.local == pick]
-        if not group or (not pick and len(chosen) >= 2):
+        if not group or (not pick and (len(chosen) >= 2 or not general)):
             continue
         relevant = KEEP_SHARE * max(c.relevance for c in group)
         for c in group:

@@ -19,6 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+import snowballstemmer
+
 from rag.chat.vocabulary import MONTHS_EN
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -89,17 +91,15 @@ def fold(text: str) -> str:
     return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).casefold()
 
 
-@functools.lru_cache(maxsize=16384)
+_ENGLISH = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude English and Romance plural strip ("museums" -> "museum", "cities" -> "city"), and a
-    long word's "-ing" ("pickpocketing" -> "pickpocket")."""
-    if len(word) > 6 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """The word's English Snowball stem ("closed" and "closes" -> "close", "museums" -> "museum",
+    "pickpocketing" -> "pickpocket"): the guides are English; other languages' words reach them through
+    the topics' triggers, stemmed alike."""
+    return str(_ENGLISH.stemWord(word))
 
 
 def tokens(text: str) -> list[str]:

@@ -7,25 +7,24 @@ import datetime as dt
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from connectors.models import Result
 from connectors.tools import TOOLS
-from rag.chat.citations import Ref, cited_numbers, document_source, live_source, numbered, sources_line
+from rag.chat.answers import finish
+from rag.chat.citations import cite_written, numbered, sources_line
 from rag.chat.composer import Passage, ToolAnswer, chunks, compose, is_comparison, passage_from_payload
 from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
+from rag.chat.outcomes import citable, tool_results
 from rag.chat.plan import Plan, ToolSpecs, plan
 from rag.chat.sessions import SessionStore
 from rag.chat.trip import TripState
 from rag.errors import (
     ProviderTimeoutError,
     RateLimitedError,
-    ToolValidationError,
     ValidationError,
     WayfarerError,
 )
@@ -37,8 +36,6 @@ from rag.routing.router import RouteDecision, Router
 from rag.store.base import Hit
 
 logger = logging.getLogger(__name__)
-
-RESULTS_SHOWN = 5
 
 
 class ChatService:
@@ -175,11 +172,11 @@ class ChatService:
             calls = {c.name: c.params for c in planned.calls}
             outcomes = await self._call_tools(calls, user_id, budget, today)
             mark("tools")
-            done = _results(planned, outcomes)
+            done = tool_results(planned, outcomes)
             await self.sessions.save_trip(user_id, planned.remember(done.made))
             passages = [passage_from_payload(h.id, h.payload) for h in hits]
             recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
-            data, catalog, excerpts = _catalog(hits, done, recalled)
+            data, catalog, excerpts = citable(hits, done, recalled)
             question = planned.climate.query if planned.climate else search_text(text, decision.slots)
             answer = compose(
                 question,
@@ -214,16 +211,23 @@ class ChatService:
                 sent.append(piece)
                 yield {"type": "response", "text": piece, "chunk": True}
             if written is not None:
-                tail, sources = self._cite_written(
-                    "".join(sent), data, catalog, excerpts, planned.clarify, decision.lang
+                sources, unresolved = cite_written("".join(sent), data, catalog, excerpts)
+                if unresolved:
+                    self._metrics.unresolved_citations.inc(unresolved)
+                tail = "\n".join(
+                    [
+                        *([planned.clarify] if planned.clarify else []),
+                        *([sources_line(decision.lang, sources)] if sources else []),
+                    ]
                 )
                 if tail:
+                    tail = "\n" + tail
                     sent.append(tail)
                     yield {"type": "response", "text": tail, "chunk": True}
             full = "".join(sent)
             mark("answer")
         except asyncio.CancelledError:
-            await _finish(
+            await finish(
                 self.sessions.append(
                     user_id, "assistant", "".join(sent), cancelled=True, **_with_id(answer_id)
                 )
@@ -231,7 +235,7 @@ class ChatService:
             raise
         turn = {"sources": sources, "tool_calls": done.tool_calls, **_with_id(answer_id)}
         # Saved whole even if a cancel arrives now: the answer is complete, and the history says so.
-        await _finish(self.sessions.append(user_id, "assistant", full, **turn), complete=True)
+        await finish(self.sessions.append(user_id, "assistant", full, **turn), complete=True)
         yield {"type": "response", "text": full, "complete": True, **turn}
 
     async def preview(self, user_id: str, text: str, timezone: str | None = None) -> dict[str, Any]:
@@ -405,122 +409,6 @@ class ChatService:
 
         return rest()
 
-    def _cite_written(
-        self,
-        text: str,
-        data: list[Ref],
-        catalog: Mapping[Ref, dict[str, Any]],
-        excerpts: Mapping[Ref, str],
-        clarify: str | None,
-        lang: str,
-    ) -> tuple[str, list[dict[str, Any]]]:
-        """What follows a model's answer, and its sources: the data items its [n] cite (numbers as the
-        prompt gave them; a number that points at nothing is counted and left out). What follows is
-        the clarifying question and the Sources line, as the composer ends its answers."""
-        cited = cited_numbers(text)
-        real = [n for n in cited if 1 <= n <= len(data)]
-        if len(real) < len(cited):
-            self._metrics.unresolved_citations.inc(len(cited) - len(real))
-        sources = numbered([(n, data[n - 1], excerpts.get(data[n - 1], "")) for n in real], catalog)
-        tail = [clarify] if clarify else []
-        if sources:
-            tail.append(sources_line(lang, sources))
-        return ("\n" + "\n".join(tail) if tail else ""), sources
-
-
-@dataclass
-class _Done:
-    """What the tools did for one answer."""
-
-    answers: list[ToolAnswer]  # for the composer, one per planned call
-    tool_calls: list[dict[str, Any]]  # for the complete event
-    results: list[list[Result]]  # the results shown, per answer
-    made: list[str]  # the calls that went out (a follow-up changes those)
-
-
-def _results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> _Done:
-    """A call the tool refused as invalid is not one that went out."""
-    done = _Done([], [], [], [])
-    for call, outcome in zip(planned.calls, outcomes, strict=True):
-        if isinstance(outcome, WayfarerError):
-            done.answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
-            done.results.append([])
-            done.tool_calls.append(
-                {
-                    "name": call.name,
-                    "params": call.params,
-                    "provider": None,
-                    "results": 0,
-                    "from_index": False,
-                    "ingested": 0,
-                    "error": outcome.code,
-                    "assumed": call.assumed,
-                }
-            )
-            if not isinstance(outcome, ToolValidationError):
-                done.made.append(call.name)
-            continue
-        if isinstance(outcome, BaseException):
-            raise outcome
-        shown = outcome.call.results[:RESULTS_SHOWN]
-        done.answers.append(_answer(outcome, shown))
-        done.results.append(shown)
-        done.tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
-        done.made.append(call.name)
-    return done
-
-
-def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
-    fetched = min((r.fetched_at for r in shown), default=None)
-    return ToolAnswer(
-        o.call.tool,
-        [r.render() for r in shown],
-        sandbox=o.call.sandbox,
-        indicative=any(getattr(r, "indicative", False) for r in shown),
-        from_index=o.from_index,
-        fetched_at=fetched.strftime("%Y-%m-%d %H:%M UTC") if fetched else None,
-        provider=o.call.provider,
-        ids=[r.identity for r in shown],
-    )
-
-
-def _tool_call(o: ToolOutcome) -> dict[str, Any]:
-    return {
-        "name": o.call.tool,
-        "params": o.call.params.model_dump(mode="json", exclude_none=True),
-        "provider": o.call.provider,
-        "results": len(o.call.results),
-        "from_index": o.from_index,
-        "ingested": o.ingesting,
-    }
-
-
-def _catalog(
-    hits: list[Hit], done: _Done, recalled: list[Hit] | None
-) -> tuple[list[Ref], dict[Ref, dict[str, Any]], dict[Ref, str]]:
-    """Every item an answer may cite, in the order the model's prompt numbers them (rag.chat.generate
-    render_data: passages, tool results, recalled results), with its source and its text."""
-    data: list[Ref] = []
-    catalog: dict[Ref, dict[str, Any]] = {}
-    excerpts: dict[Ref, str] = {}
-    for i, h in enumerate(hits):
-        ref: Ref = ("passage", i, 0)
-        data.append(ref)
-        catalog[ref] = document_source(h.id, h.payload)
-        excerpts[ref] = str(h.payload.get("text", ""))[:400]
-    for t, results in enumerate(done.results):
-        for r, result in enumerate(results):
-            ref = ("result", t, r)
-            data.append(ref)
-            catalog[ref] = live_source(result)
-            excerpts[ref] = result.render()
-    for i, h in enumerate(recalled or []):
-        ref = ("recalled", i, 0)
-        data.append(ref)
-        catalog[ref] = document_source(h.id, h.payload)
-        excerpts[ref] = str(h.payload.get("text", ""))
-    return data, catalog, excerpts
-
 
 def _place_names(decision: RouteDecision, planned: Plan) -> list[str]:
     """The places the message asks about, as the guides name them; else the conversation's."""
@@ -544,23 +432,3 @@ async def _chain(first: Iterable[str], rest: AsyncIterator[str]) -> AsyncIterato
         yield piece
     async for piece in rest:
         yield piece
-
-
-async def _finish(save: Awaitable[None], *, complete: bool = False) -> None:
-    """Run ``save`` to its end even if the answer is cancelled meanwhile (a cancel racing the last
-    piece, or many cancels): a history is never half-saved. A ``complete`` answer being saved is
-    past cancelling: it is delivered as saved. Otherwise the cancel still ends the answer."""
-    task = asyncio.ensure_future(save)
-    cancels = 0
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancels += 1
-    task.result()
-    current = asyncio.current_task()
-    if cancels and complete and current is not None:
-        for _ in range(cancels):
-            current.uncancel()
-    elif cancels:
-        raise asyncio.CancelledError

@@ -51,6 +51,10 @@ class Topic:
     words: Sequence[str]  # English words of the guides' sentences that answer it
 
 
+# Topics on which the general guides' advice answers for any place ("do I need a visa for Porto?"); on
+# the others (sights, food, weather...) only the place's own guide does.
+GENERAL_TOPICS = frozenset({"visas", "packing", "money", "safety", "children", "duration"})
+
 TOPICS: tuple[Topic, ...] = (
     Topic(
         "weather",

@@ -37,6 +37,7 @@ async def build_router(
             today=settings.today,
             timeout=settings.routing.llm_timeout_seconds,
             mode=settings.routing.llm_mode,
+            max_tokens=settings.llm.routing_max_tokens,
         )
     return await Router.create(
         config,

@@ -29,8 +29,10 @@ class LLMIntentClassifier:
         today: Callable[[], dt.date],
         timeout: float = 8.0,
         mode: Literal["tools", "json"] = "tools",
+        max_tokens: int = 300,
     ) -> None:
         self._client = client
+        self.max_tokens = max_tokens
         self._model = model
         self._prompt = prompt
         self._tools = dict(tools)
@@ -77,7 +79,12 @@ class LLMIntentClassifier:
             for name, (desc, schema) in self._tools.items()
         ]
         resp = await self._client.chat.completions.create(
-            model=self._model, messages=messages, tools=specs, tool_choice="auto", temperature=0
+            model=self._model,
+            messages=messages,
+            tools=specs,
+            tool_choice="auto",
+            temperature=0,
+            max_tokens=self.max_tokens,
         )
         out: dict[str, dict[str, Any]] = {}
         for call in resp.choices[0].message.tool_calls or []:
@@ -89,7 +96,11 @@ class LLMIntentClassifier:
 
     async def _by_json(self, messages: list[Any]) -> dict[str, dict[str, Any]]:
         resp = await self._client.chat.completions.create(
-            model=self._model, messages=messages, response_format={"type": "json_object"}, temperature=0
+            model=self._model,
+            messages=messages,
+            response_format={"type": "json_object"},
+            temperature=0,
+            max_tokens=self.max_tokens,
         )
         content = resp.choices[0].message.content or ""
         data = json.loads(content)

@@ -151,7 +151,11 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
         timezone=settings.timezone,
         writer=(
             LLMWriter(
-                app[keys.LLM], settings.llm.model, today=settings.today, timeout=settings.llm.timeout_seconds
+                app[keys.LLM],
+                settings.llm.model,
+                today=settings.today,
+                timeout=settings.llm.timeout_seconds,
+                max_tokens=settings.llm.answer_max_tokens,
             )
             if keys.LLM in app and settings.llm.model
             else None

@@ -1,0 +1,122 @@
+"""What an answer's tools did, and everything it may cite, numbered as a model's prompt numbers it. Pure.
+
+``tool_results`` turns the tool outcomes into the composer's answers, the complete frame's tool calls and
+the results shown; ``citable`` lists every item an answer may cite (passages, tool results, recalled
+results) with its source (rag.chat.citations) and its text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from connectors.models import Result
+from rag.chat.citations import Ref, document_source, live_source
+from rag.chat.composer import ToolAnswer
+from rag.chat.plan import Plan
+from rag.chat.sentences import split_passage
+from rag.errors import ToolValidationError, WayfarerError
+from rag.live.service import ToolOutcome
+from rag.store.base import Hit
+
+RESULTS_SHOWN = 5
+
+
+@dataclass
+class ToolResults:
+    """What the tools did for one answer."""
+
+    answers: list[ToolAnswer]  # for the composer, one per planned call
+    tool_calls: list[dict[str, Any]]  # for the complete event
+    results: list[list[Result]]  # the results shown, per answer
+    made: list[str]  # the calls that went out (a follow-up changes those)
+
+
+def tool_results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> ToolResults:
+    """A call the tool refused as invalid is not one that went out."""
+    done = ToolResults([], [], [], [])
+    for call, outcome in zip(planned.calls, outcomes, strict=True):
+        if isinstance(outcome, WayfarerError):
+            done.answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
+            done.results.append([])
+            done.tool_calls.append(
+                {
+                    "name": call.name,
+                    "params": call.params,
+                    "provider": None,
+                    "results": 0,
+                    "from_index": False,
+                    "ingested": 0,
+                    "error": outcome.code,
+                    "assumed": call.assumed,
+                }
+            )
+            if not isinstance(outcome, ToolValidationError):
+                done.made.append(call.name)
+            continue
+        if isinstance(outcome, BaseException):
+            raise outcome
+        shown = outcome.call.results[:RESULTS_SHOWN]
+        done.answers.append(_answer(outcome, shown))
+        done.results.append(shown)
+        done.tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
+        done.made.append(call.name)
+    return done
+
+
+def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
+    fetched = min((r.fetched_at for r in shown), default=None)
+    return ToolAnswer(
+        o.call.tool,
+        [r.render() for r in shown],
+        sandbox=o.call.sandbox,
+        indicative=any(getattr(r, "indicative", False) for r in shown),
+        from_index=o.from_index,
+        fetched_at=fetched.strftime("%Y-%m-%d %H:%M UTC") if fetched else None,
+        provider=o.call.provider,
+        ids=[r.identity for r in shown],
+    )
+
+
+def _tool_call(o: ToolOutcome) -> dict[str, Any]:
+    return {
+        "name": o.call.tool,
+        "params": o.call.params.model_dump(mode="json", exclude_none=True),
+        "provider": o.call.provider,
+        "results": len(o.call.results),
+        "from_index": o.from_index,
+        "ingested": o.ingesting,
+    }
+
+
+def citable(
+    hits: list[Hit], done: ToolResults, recalled: list[Hit] | None
+) -> tuple[list[Ref], dict[Ref, dict[str, Any]], dict[Ref, str]]:
+    """Every item an answer may cite, in the order the model's prompt numbers them (rag.chat.generate
+    render_data: passages, tool results, recalled results), with its source and its text."""
+    data: list[Ref] = []
+    catalog: dict[Ref, dict[str, Any]] = {}
+    excerpts: dict[Ref, str] = {}
+    for i, h in enumerate(hits):
+        ref: Ref = ("passage", i, 0)
+        data.append(ref)
+        catalog[ref] = document_source(h.id, h.payload)
+        excerpts[ref] = _quotable(str(h.payload.get("text", "")), str(h.payload.get("heading", "")))
+    for t, results in enumerate(done.results):
+        for r, result in enumerate(results):
+            ref = ("result", t, r)
+            data.append(ref)
+            catalog[ref] = live_source(result)
+            excerpts[ref] = result.render()
+    for i, h in enumerate(recalled or []):
+        ref = ("recalled", i, 0)
+        data.append(ref)
+        catalog[ref] = document_source(h.id, h.payload)
+        excerpts[ref] = str(h.payload.get("text", ""))
+    return data, catalog, excerpts
+
+
+def _quotable(text: str, heading: str) -> str:
+    """A passage as a model's citation shows it: its sentences without the heading line or Markdown."""
+    body = " ".join(s.text for s in split_passage(text, heading))
+    return body if len(body) <= 400 else body[:399].rsplit(" ", 1)[0] + "…"
