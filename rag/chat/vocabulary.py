@@ -196,7 +196,7 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "children",
         (
-            "child children kid kids family families baby toddler nino ninos hijos familia enfant enfants "
+            "child children kid kids family families baby toddler nino ninos hijos familia bebe bebes enfant enfants "
             "famille kind kinder familie crianca criancas familia filhos bambino bambini famiglia figli"
         ).split(),
         "child children kid family playground baby toddler stroller zoo aquarium oceanarium beach".split(),
