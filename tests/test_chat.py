@@ -118,3 +118,10 @@ async def test_passages_about_other_cities_stay_out_of_a_tool_answer(client) -> 
     assert body["tool_calls"][0]["params"]["city"] == "LIS"
     docs = [s["id"] for s in body["sources"] if s["kind"] == "document"]
     assert all(d == "guides/lisbon" or d.startswith("topics/") for d in docs)
+
+
+async def test_a_place_without_a_guide_is_answered_from_the_guide_that_names_it(client) -> None:  # type: ignore[no-untyped-def]
+    body = await say(client, "sam", "How long does it take to get to Sintra by train?")
+    cited = {s["id"] for s in body["sources"]}
+    assert cited == {"guides/lisbon"}, body["text"]  # the Lisbon guide's day trip, not a pasted topic
+    assert "Sintra" in body["text"] and "40 minutes" in body["text"]

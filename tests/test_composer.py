@@ -189,6 +189,33 @@ def test_another_citys_guide_is_not_quoted_for_the_asked_place() -> None:
     assert answer.citations[0].ref == ("passage", 1, 0)
 
 
+def test_a_place_without_a_guide_is_answered_by_the_guide_that_names_it() -> None:
+    # Fushimi (a town of its own in the catalogue) has no guide; Kyoto's says how to beat its crowds,
+    # and Kyoto's sentences that do not name it are not an answer about Fushimi.
+    answer = compose(
+        "How can I avoid the crowds at Fushimi Inari?", passages("guides/kyoto.md"), [], places=["Fushimi"]
+    )
+    assert answer.text.startswith("Here is what the Kyoto guide says")
+    assert "go at dawn" in body(answer) and all(
+        "Fushimi" in c.excerpt or "dawn" in c.excerpt for c in answer.citations
+    )
+    assert [c.label for c in answer.citations] == ["Kyoto City Guide — Sights"]
+
+
+def test_search_text_keeps_the_travellers_words_beside_the_guides_names() -> None:
+    import datetime as dt
+
+    from connectors.locations import LocationCatalogue
+    from rag.chat.focus import search_text
+    from rag.routing.extract import extract
+
+    catalogue = LocationCatalogue.load()
+    text = "What's the best way up to Victoria Peak?"  # Victoria is Hong Kong's old name
+    assert search_text(text, extract(text, catalogue, dt.date(2026, 11, 23))) == text + " (Hong Kong)"
+    text = "¿Es caro viajar a Londres?"
+    assert search_text(text, extract(text, catalogue, dt.date(2026, 11, 23), lang="es")).endswith("(London)")
+
+
 def test_tool_results_are_cited_and_escaped_and_numbered_before_the_guides() -> None:
     hotels = ToolAnswer(
         "hotel_search",

@@ -39,13 +39,16 @@ def focus(
 
 
 def search_text(text: str, slots: Slots | None) -> str:
-    """``text`` with its places named as the guides name them ("¿Es caro viajar a Londres?" -> "... a
-    London?"), so the keyword index and the embedding meet the guide's own words."""
+    """``text`` with its places also named as the guides name them ("¿Es caro viajar a Londres?" ->
+    "¿Es caro viajar a Londres? (London)"), so the keyword index and the embedding meet the guide's own
+    words; the traveller's words stay, for a landmark named after a place ("Victoria Peak" is in Hong
+    Kong: its guide says "Victoria Peak")."""
     if slots is None:
         return text
-    out = text
-    for p in sorted(slots.places, key=lambda p: p.start, reverse=True):
-        name = p.place.city_name
-        if name and fold(p.text) != fold(name) and out[p.start : p.end] == p.text:
-            out = out[: p.start] + name + out[p.end :]
-    return out
+    names = [
+        p.place.city_name
+        for p in slots.places
+        if p.place.city_name and fold(p.text) != fold(p.place.city_name)
+    ]
+    names = list(dict.fromkeys(names))
+    return f"{text} ({', '.join(names)})" if names else text

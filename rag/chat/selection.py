@@ -178,18 +178,20 @@ def read_question(question: str, places: Sequence[str]) -> Query:
 
 def candidates(passages: Sequence[Source], places: Sequence[str]) -> list[Candidate]:
     """The sentences of ``passages`` a place-focused answer may quote:
-    with ``places``, another city's guide is left out; a topic document stays, and its sentences that
+    with ``places``, another city's guide gives only its sentences that name one of them (the Lisbon
+    guide on Sintra, the Kyoto guide on Fushimi Inari); a topic document stays, and its sentences that
     name one of the places count as local."""
     wanted = place_words(places)
     folded = {fold(p) for p in places}
     out: list[Candidate] = []
     for i, p in enumerate(passages):
         own = bool(p.place) and fold(p.place) in folded
-        if wanted and p.place and not own:
-            continue
+        elsewhere = bool(wanted) and bool(p.place) and not own
         for s, words, context, heading, said, implied in _prepared(p.text, p.heading, p.title):
-            local = own or any(w <= words for w in wanted)
-            out.append(Candidate(i, s, words, context, heading, said, implied, local))
+            named = any(w <= words or w <= context for w in wanted)  # its item's label counts
+            if elsewhere and not named:
+                continue
+            out.append(Candidate(i, s, words, context, heading, said, implied, own or named))
     return out
 
 

@@ -327,15 +327,23 @@ class ChatService:
                 )
             )
             return [hit for hits in found for hit in hits]
-        return await self._retriever.search(
+        k = self._passages * self._chunks
+        hits = await self._retriever.search(
             query,
-            self._passages * self._chunks,
+            k,
             user_id=user_id,
             vector=vector,
             places=in_places,
             countries=countries,
             per_document=self._chunks,
         )
+        if in_places and not any(h.payload.get("city_norm") in in_places for h in hits):
+            # No guide of its own ("Sintra", "Fushimi Inari"): another guide may say something about it;
+            # the composer quotes only its sentences that name the place.
+            hits = await self._retriever.search(
+                query, k, user_id=user_id, vector=vector, per_document=self._chunks
+            )
+        return hits
 
     async def _call_tools(
         self, calls: dict[str, Any], user_id: str, budget: float | None, today: dt.date

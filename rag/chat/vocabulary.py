@@ -53,7 +53,7 @@ class Topic:
 
 # Topics on which the general guides' advice answers for any place ("do I need a visa for Porto?"); on
 # the others (sights, food, weather...) only the place's own guide does.
-GENERAL_TOPICS = frozenset({"visas", "packing", "money", "safety", "children", "duration"})
+GENERAL_TOPICS = frozenset({"visas", "packing", "money", "safety", "children"})
 
 TOPICS: tuple[Topic, ...] = (
     Topic(
