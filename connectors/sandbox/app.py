@@ -29,7 +29,7 @@ from connectors.sandbox.errors import (
     TokenError,
 )
 from connectors.sandbox.faults import FaultDice, SandboxFaults
-from connectors.sandbox.keys import CATALOGUE, DICE, FAULTS, TOKENS
+from connectors.sandbox.keys import CATALOGUE, DICE, FAULTS, GUARDS, TOKENS
 
 __all__ = ["FAULTS", "create_sandbox_app", "start_sandbox", "stop_sandbox"]
 
@@ -133,6 +133,9 @@ async def sandbox_middleware(request: web.Request, handler: Handler) -> web.Stre
                 return web.json_response(exc.body(), status=exc.status)
         if request.path in OPEN_METEO_PATHS:
             return await _open_meteo(request, handler, faults)
+        for prefix, guard in request.app[GUARDS].items():
+            if request.path.startswith(prefix):
+                return await guard(request, handler, faults)
         return await _amadeus(request, handler, faults)
     except web.HTTPException:
         raise
@@ -153,6 +156,7 @@ def create_sandbox_app(
     app[CATALOGUE] = load_catalogue((cities_path or DEFAULT_CITIES_PATH).resolve())
     geocoding.warm()  # built here, off the loop, not in the first request's handler
     app[TOKENS] = TokenStore()
+    app[GUARDS] = {}  # provider dialects beyond Amadeus and Open-Meteo, by path prefix
     app.router.add_post(TOKEN_PATH, amadeus.token)
     app.router.add_get("/v2/shopping/flight-offers", amadeus_flights.flight_offers)
     app.router.add_get("/v1/shopping/flight-destinations", amadeus_flights.flight_destinations)
@@ -165,6 +169,7 @@ def create_sandbox_app(
     app.router.add_get("/v1/shopping/activities/{activity_id}", amadeus.activity_by_id)
     app.router.add_get("/v1/search", open_meteo.geocoding_search)
     app.router.add_get("/v1/forecast", open_meteo.forecast)
+    # Each further provider's dialect installs its routes and its guard here: <module>.install(app)
     return app
 
 
