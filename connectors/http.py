@@ -106,14 +106,16 @@ class JsonHttp:
         params: Mapping[str, str] | None = None,
         data: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
+        json_body: Any = None,
     ) -> dict[str, Any]:
-        """The parsed JSON object of a 2xx answer, or a ProviderError."""
+        """The parsed JSON object of a 2xx answer, or a ProviderError. ``data`` is a form body,
+        ``json_body`` a JSON one (Duffel, LiteAPI)."""
         last: _Retry | None = None
         for attempt in range(self._policy.retries + 1):
             if last is not None:
                 await asyncio.sleep(self._policy.delay(attempt - 1, last.retry_after))
             try:
-                return await self._once(method, url, params, data, headers)
+                return await self._once(method, url, params, data, headers, json_body)
             except _Retry as retry:
                 last = retry
                 logger.info(
@@ -129,14 +131,16 @@ class JsonHttp:
         params: Mapping[str, str] | None,
         data: Mapping[str, str] | None,
         headers: Mapping[str, str] | None,
+        json_body: Any = None,
     ) -> dict[str, Any]:
         if self._limiter is not None:
             await self._limiter.wait()
         self.attempts += 1
         timeout = aiohttp.ClientTimeout(total=self._policy.timeout)
         try:
+            payload: dict[str, Any] = {"json": json_body} if json_body is not None else {"data": data}
             async with self._session.request(
-                method, url, params=params, data=data, headers=headers, timeout=timeout
+                method, url, params=params, headers=headers, timeout=timeout, **payload
             ) as resp:
                 status = resp.status
                 raw = await self._read(resp)

@@ -129,6 +129,15 @@ class ConnectorSettings(BaseModel):
     amadeus_base_url: str = "https://test.api.amadeus.com"
     open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com"
     open_meteo_forecast_url: str = "https://api.open-meteo.com"
+    # Providers a developer can sign up for today (Amadeus Self-Service closed in July 2026).
+    duffel_token: SecretStr | None = None
+    duffel_base_url: str = "https://api.duffel.com"
+    liteapi_key: SecretStr | None = None
+    liteapi_base_url: str = "https://api.liteapi.travel"
+    travelpayouts_token: SecretStr | None = None
+    travelpayouts_base_url: str = "https://api.travelpayouts.com"
+    opentripmap_key: SecretStr | None = None
+    opentripmap_base_url: str = "https://api.opentripmap.com"
     # Which provider serves each tool; a second provider is a new module plus an entry here.
     providers: dict[str, str] = Field(
         default_factory=lambda: {
@@ -261,7 +270,8 @@ class Settings(BaseSettings):
             raise ValueError("WAYFARER_KV__URL and WAYFARER_KV__PATH cannot both be set")
         if self.llm.base_url and not self.llm.model:
             raise ValueError("WAYFARER_LLM__BASE_URL is set but WAYFARER_LLM__MODEL is not")
-        if self.connectors.mode == "live" and not self.connectors.amadeus_client_id:
+        uses_amadeus = "amadeus" in self.connectors.providers.values()
+        if self.connectors.mode == "live" and uses_amadeus and not self.connectors.amadeus_client_id:
             raise ValueError(
                 "WAYFARER_CONNECTORS__MODE=live needs WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and _SECRET"
             )

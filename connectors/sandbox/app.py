@@ -16,7 +16,16 @@ from typing import Any
 
 from aiohttp import web
 
-from connectors.sandbox import amadeus, amadeus_flights, geocoding, open_meteo
+from connectors.sandbox import (
+    amadeus,
+    amadeus_flights,
+    duffel_api,
+    geocoding,
+    liteapi_api,
+    open_meteo,
+    opentripmap_api,
+    travelpayouts_api,
+)
 from connectors.sandbox.auth import TokenStore
 from connectors.sandbox.data import DEFAULT_CITIES_PATH, load_catalogue
 from connectors.sandbox.errors import (
@@ -170,6 +179,10 @@ def create_sandbox_app(
     app.router.add_get("/v1/search", open_meteo.geocoding_search)
     app.router.add_get("/v1/forecast", open_meteo.forecast)
     # Each further provider's dialect installs its routes and its guard here: <module>.install(app)
+    liteapi_api.install(app)
+    travelpayouts_api.install(app)
+    duffel_api.install(app)
+    opentripmap_api.install(app)
     return app
 
 

@@ -1,0 +1,156 @@
+"""OpenTripMap for activity_search: sights and things to do around a point, with a free self-serve key.
+
+Chosen because anyone can sign up at https://dev.opentripmap.org/register and get a key at once (free
+tier, no card, no partner approval), its places cover the whole world (OpenStreetMap and Wikidata, under
+ODbL: attribution required), and its API is two plain GETs. What it lacks, next to Amadeus's tours: no
+prices, no durations, no booking; its places are sights to visit, with a description and a link.
+
+Followed https://dev.opentripmap.org/docs: GET /0.1/{lang}/places/radius?radius=<metres>&lon&lat
+&kinds&rate&limit&apikey (the default GeoJSON answer: a FeatureCollection, properties {xid, name, dist,
+rate, kinds}, geometry [lon, lat]), then GET /0.1/{lang}/places/xid/{xid}?apikey for the first few
+places' cards (wikipedia_extracts.text, url, otm). Errors are ``{"error": "..."}``.
+
+Identity: the place's ``xid`` (OSM or Wikidata based: "N123", "W456", "Q789"), the same in every search.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+import aiohttp
+
+from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
+from connectors.models import Activity, Result, is_safe_link
+from connectors.params import ActivitySearchParams, ToolParams
+from connectors.shapes import UNREADABLE, each, items, obj
+from rag.errors import ProviderError, ProviderResponseError, ProviderUnavailableError
+
+logger = logging.getLogger(__name__)
+
+KINDS = "interesting_places"  # the root of OpenTripMap's category tree: sights, culture, nature, food
+MIN_RATE = "2"  # popularity 1-3: 2 and up leaves out the unnamed benches and minor memorials
+CARD_ERRORS: tuple[type[Exception], ...] = (ProviderError, *UNREADABLE)
+ATTRIBUTION = "Places © OpenTripMap, data © OpenStreetMap contributors (ODbL) and Wikidata"
+
+
+def describe_error(status: int, body: Any) -> ErrorInfo:
+    """OpenTripMap errors: {"error": "message"}. A spent daily allowance is a quota refusal."""
+    if isinstance(body, dict) and isinstance(body.get("error"), str | dict):
+        message = str(body["error"])[:300]
+        return ErrorInfo("", message, quota="limit" in message.lower() and status in (403, 429))
+    return ErrorInfo("", f"HTTP {status}")
+
+
+class OpenTripMapConnector:
+    name = "opentripmap"
+    tools = frozenset({"activity_search"})
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        api_key: str,
+        *,
+        policy: RetryPolicy,
+        limiter: RateLimiter | None = None,
+        sandbox: bool = False,
+        max_bytes: int = 8 * 1024 * 1024,
+        lang: str = "en",
+        cards: int = 3,
+    ) -> None:
+        self._base = f"{base_url.rstrip('/')}/0.1/{lang}/places"
+        self._key = api_key
+        self._http = JsonHttp(session, "OpenTripMap", policy, describe_error, limiter, max_bytes=max_bytes)
+        self.sandbox = sandbox
+        self._cards = cards
+
+    @property
+    def attempts(self) -> int:
+        return self._http.attempts
+
+    async def call(self, tool: str, params: ToolParams, limit: int) -> list[Result]:
+        if not isinstance(params, ActivitySearchParams):
+            raise ProviderUnavailableError(f"OpenTripMap does not serve {tool}")
+        try:
+            return list(await self._places(params, limit))
+        except UNREADABLE as exc:
+            raise ProviderResponseError(f"OpenTripMap sent a response we cannot read: {exc!r}"[:500]) from exc
+
+    async def _places(self, p: ActivitySearchParams, limit: int) -> list[Activity]:
+        assert p.latitude is not None and p.longitude is not None
+        body = await self._http.request(
+            "GET",
+            self._base + "/radius",
+            params={
+                "radius": str(p.radius_km * 1000),
+                "lon": f"{p.longitude:.6f}",
+                "lat": f"{p.latitude:.6f}",
+                "kinds": KINDS,
+                "rate": MIN_RATE,
+                "limit": str(min(500, max(3 * limit, 20))),  # unnamed places are dropped below
+                "apikey": self._key,
+            },
+        )
+        now = dt.datetime.now(dt.UTC)
+
+        def place(feature: dict[str, Any]) -> list[tuple[float, float, Activity]]:
+            props = obj(feature.get("properties"))
+            name = str(props.get("name") or "").strip()
+            if not name:
+                return []
+            lon, lat = feature["geometry"]["coordinates"][:2]
+            activity = Activity(
+                provider=self.name,
+                sandbox=self.sandbox,
+                fetched_at=now,
+                activity_id=str(props["xid"]),
+                name=name,
+                latitude=float(lat),
+                longitude=float(lon),
+            )
+            return [(-_rate(props.get("rate")), float(props.get("dist") or 0), activity)]
+
+        ranked = each(items(body.get("features"), "OpenTripMap", "features"), place, "OpenTripMap", "places")
+        ranked.sort(key=lambda r: (r[0], r[1]))  # most popular first, then nearest
+        out: list[Activity] = []
+        seen: set[str] = set()
+        for _, _, a in ranked:
+            if a.activity_id not in seen:
+                seen.add(a.activity_id)
+                out.append(a)
+        out = out[:limit]
+        for i, a in enumerate(out[: self._cards]):
+            out[i] = await self._with_card(a)
+        return out
+
+    async def _with_card(self, activity: Activity) -> Activity:
+        """The place's description and link from its card; a card that fails costs only those."""
+        try:
+            card = await self._http.request(
+                "GET", f"{self._base}/xid/{activity.activity_id}", params={"apikey": self._key}
+            )
+            text = obj(card.get("wikipedia_extracts")).get("text") or obj(card.get("info")).get("descr")
+            link = next(
+                (u for u in (card.get("url"), card.get("otm"), card.get("wikipedia")) if _link(u)), None
+            )
+            return activity.model_copy(
+                update={
+                    "description": str(text)[:2000] if isinstance(text, str) and text.strip() else None,
+                    "booking_link": link,
+                }
+            )
+        except CARD_ERRORS as exc:
+            logger.info("OpenTripMap card for %s left out: %s", activity.activity_id, exc)
+            return activity
+
+
+def _link(value: Any) -> bool:
+    return isinstance(value, str) and is_safe_link(value)
+
+
+def _rate(value: Any) -> int:
+    """Popularity as a number: 3, "3" and "3h" (heritage) are all 3; anything else 0."""
+    text = str(value or "")
+    return int(text[0]) if text[:1].isdigit() else 0

@@ -1,0 +1,291 @@
+"""Duffel for flight_search through the offline sandbox over real HTTP: results, identities, every fault."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from connectors.duffel import DuffelConnector
+from connectors.http import RetryPolicy
+from connectors.locations import LocationCatalogue
+from connectors.models import FlightOffer
+from connectors.params import FlightSearchParams, WeatherForecastParams
+from connectors.sandbox import FAULTS, create_sandbox_app
+from connectors.sandbox.duffel_api import SANDBOX_TOKEN
+from rag.errors import (
+    ProviderAuthError,
+    ProviderRejectedError,
+    ProviderResponseError,
+    ProviderUnavailableError,
+)
+
+TODAY = dt.date.today()
+CATALOGUE = LocationCatalogue.load()
+POLICY = RetryPolicy(retries=2, backoff=0.01, timeout=10.0, max_backoff=0.05)
+LONDON = {"LHR", "LGW", "STN", "LTN", "LCY", "SEN"}
+TOKYO = {"NRT", "HND"}
+Connect = Callable[..., DuffelConnector]
+
+
+def ahead(days: int) -> str:
+    return (TODAY + dt.timedelta(days=days)).isoformat()
+
+
+def flight(**fields: Any) -> FlightSearchParams:
+    values = {"origin": "London", "destination": "Tokyo", "departure_date": ahead(40)} | fields
+    return FlightSearchParams.model_validate(values, context={"catalogue": CATALOGUE, "today": TODAY})
+
+
+@pytest.fixture
+async def sandbox(aiohttp_server: Any) -> TestServer:
+    server: TestServer = await aiohttp_server(create_sandbox_app())
+    return server
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+@pytest.fixture
+def connect(sandbox: TestServer, session: aiohttp.ClientSession) -> Connect:
+    def make(
+        token: str = SANDBOX_TOKEN, policy: RetryPolicy = POLICY, base: str | None = None, **kw: Any
+    ) -> DuffelConnector:
+        url = base or str(sandbox.make_url(""))
+        return DuffelConnector(session, url, token, policy=policy, sandbox=True, **kw)
+
+    return make
+
+
+def faults(sandbox: TestServer, **values: Any) -> None:
+    live = sandbox.app[FAULTS]
+    for name, value in values.items():
+        setattr(live, name, value)
+
+
+async def offers(
+    connector: DuffelConnector, params: FlightSearchParams, limit: int = 10
+) -> list[FlightOffer]:
+    results = await connector.call("flight_search", params, limit)
+    assert all(isinstance(r, FlightOffer) for r in results)
+    return [r for r in results if isinstance(r, FlightOffer)]
+
+
+async def test_round_trip_offers(connect: Connect) -> None:
+    found = await offers(connect(), flight(return_date=ahead(50), adults=2, children=1, infants=1), 5)
+    assert 1 <= len(found) <= 5
+    for offer in found:
+        assert offer.provider == "duffel" and offer.sandbox and offer.cabin == "ECONOMY" and offer.adults == 2
+        out, back = offer.itineraries
+        assert out.segments[0].origin in LONDON and out.segments[-1].destination in TOKYO
+        assert out.segments[0].departure.date().isoformat() == ahead(40)
+        assert back.segments[0].origin == out.segments[-1].destination
+        assert back.segments[0].departure.date().isoformat() == ahead(50)
+        assert offer.currency == "EUR" and offer.price > 0
+        assert out.segments[0].carrier_name and out.duration_minutes
+        assert f"{offer.price:,.2f} EUR" in offer.render()
+    assert [o.price for o in found] == sorted(o.price for o in found)
+
+
+async def test_one_way_cabin_nonstop_and_price_ceiling(connect: Connect) -> None:
+    duffel = connect()
+    business = await offers(duffel, flight(cabin="BUSINESS", nonstop=True))
+    assert business and all(o.cabin == "BUSINESS" and len(o.itineraries) == 1 for o in business)
+    assert all(it.stops == 0 for o in business for it in o.itineraries)
+    economy = await offers(duffel, flight())
+    ceiling = int(economy[0].price) + 1
+    cheap = await offers(duffel, flight(max_price=ceiling))
+    assert cheap and all(o.price <= ceiling for o in cheap)
+    assert len(cheap) < len(economy) or economy[-1].price <= ceiling
+
+
+async def test_identities_stable_though_duffel_ids_change(
+    connect: Connect, sandbox: TestServer, session: aiohttp.ClientSession
+) -> None:
+    duffel = connect()
+    params = flight(return_date=ahead(47))
+    first, second = await offers(duffel, params), await offers(duffel, params)
+    assert [o.identity for o in first] == [o.identity for o in second]
+    assert len({o.identity for o in first}) == len(first)
+    for offer in first:
+        legs = [s for it in offer.itineraries for s in it.segments]
+        assert (
+            offer.identity
+            == "flight:"
+            + "|".join(f"{s.carrier}{s.number}@{s.departure:%Y-%m-%dT%H:%M}" for s in legs)
+            + f":{offer.cabin}"
+        )
+        assert "off_" not in offer.identity and str(offer.price) not in offer.identity
+    # The same search twice on the wire: the same flights, under new offer ids.
+    ids = []
+    for _ in range(2):
+        body = await _post(session, sandbox, _search_body())
+        ids.append([o["id"] for o in body["data"]["offers"]])
+    assert ids[0] and not set(ids[0]) & set(ids[1])
+
+
+def _search_body() -> dict[str, Any]:
+    slices = [{"origin": "LON", "destination": "TYO", "departure_date": ahead(40)}]
+    return {"data": {"slices": slices, "passengers": [{"type": "adult"}], "cabin_class": "economy"}}
+
+
+async def _post(
+    session: aiohttp.ClientSession,
+    sandbox: TestServer,
+    body: dict[str, Any],
+    headers: dict[str, str] | None = None,
+    status: int = 201,
+) -> Any:
+    sent = {
+        "Authorization": f"Bearer {SANDBOX_TOKEN}",
+        "Duffel-Version": "v2",
+        "Content-Type": "application/json",
+    } | (headers or {})
+    url = sandbox.make_url("/air/offer_requests").with_query(return_offers="true")
+    async with session.post(url, data=json.dumps(body), headers=sent) as resp:
+        assert resp.status == status, (await resp.text())[:500]
+        for name in ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"):
+            assert resp.headers.get(name), name
+        return await resp.json()
+
+
+async def test_wire_format_gzip_and_error_bodies(sandbox: TestServer, session: aiohttp.ClientSession) -> None:
+    url = sandbox.make_url("/air/offer_requests")
+    headers = {
+        "Authorization": f"Bearer {SANDBOX_TOKEN}",
+        "Duffel-Version": "v2",
+        "Accept-Encoding": "gzip",
+        "Content-Type": "application/json",
+    }
+    async with session.post(
+        url, data=json.dumps(_search_body()), headers=headers, auto_decompress=False
+    ) as r:
+        assert r.status == 201 and r.headers.get("Content-Encoding") == "gzip"
+        body = json.loads(gzip.decompress(await r.read()))
+    offer = body["data"]["offers"][0]
+    assert offer["id"].startswith("off_") and body["data"]["id"].startswith("orq_")
+    segment = offer["slices"][0]["segments"][0]
+    assert segment["marketing_carrier"]["iata_code"] and segment["marketing_carrier_flight_number"]
+    assert float(offer["total_amount"]) > 0 and offer["total_currency"] == "EUR"
+
+    missing_version = await _post(session, sandbox, _search_body(), {"Duffel-Version": ""}, 400)
+    assert missing_version["errors"][0]["type"] == "invalid_request_error"
+    bad = _search_body()
+    bad["data"]["passengers"] = [{"type": "child"}]
+    rejected = await _post(session, sandbox, bad, status=422)
+    error = rejected["errors"][0]
+    assert error["type"] == "validation_error" and error["source"]["pointer"] == "/data/passengers/0/type"
+    assert rejected["meta"]["status"] == 422 and rejected["meta"]["request_id"]
+
+
+async def test_wrong_token_is_an_auth_error_not_retried(connect: Connect) -> None:
+    duffel = connect(token="duffel_test_revoked")
+    with pytest.raises(ProviderAuthError, match="Invalid authorization header"):
+        await duffel.call("flight_search", flight(), 5)
+    assert duffel.attempts == 1
+
+
+async def test_too_many_requests_then_success(connect: Connect, sandbox: TestServer) -> None:
+    faults(sandbox, too_many_requests=2)
+    duffel = connect()
+    assert await offers(duffel, flight())
+    assert duffel.attempts == 3 and sandbox.app[FAULTS].too_many_requests == 0
+
+
+async def test_server_errors_after_bounded_retries(connect: Connect, sandbox: TestServer) -> None:
+    faults(sandbox, error_rate=1.0)
+    duffel = connect()
+    with pytest.raises(ProviderUnavailableError, match="internal_server_error"):
+        await duffel.call("flight_search", flight(), 5)
+    assert duffel.attempts == POLICY.retries + 1
+
+
+async def test_malformed_and_misshapen_bodies(connect: Connect, sandbox: TestServer) -> None:
+    duffel = connect()
+    faults(sandbox, malformed_rate=1.0)
+    with pytest.raises(ProviderResponseError, match="malformed"):
+        await duffel.call("flight_search", flight(), 5)
+    faults(sandbox, malformed_rate=0.0, body_shape="string")
+    with pytest.raises(ProviderResponseError):
+        await duffel.call("flight_search", flight(), 5)
+    faults(sandbox, body_shape=None, rewrite={"total_amount": "NaN"})
+    with pytest.raises(ProviderResponseError, match="cannot read"):
+        await duffel.call("flight_search", flight(), 5)
+    faults(sandbox, rewrite={"cabin_class": "spaceship", "marketing_carrier_flight_number": "<b>1</b>"})
+    with pytest.raises(ProviderResponseError, match="cannot read"):
+        await duffel.call("flight_search", flight(), 5)
+    faults(sandbox, rewrite={"cabin_class": "spaceship"})
+    assert all(o.cabin == "ECONOMY" for o in await offers(duffel, flight()))
+
+
+async def test_huge_body_is_refused(connect: Connect) -> None:
+    with pytest.raises(ProviderResponseError, match="larger than 2000 bytes"):
+        await connect(max_bytes=2000).call("flight_search", flight(), 5)
+
+
+async def test_slow_answer_times_out(connect: Connect, sandbox: TestServer) -> None:
+    faults(sandbox, latency_ms=400)
+    quick = RetryPolicy(retries=1, backoff=0.01, timeout=0.1, max_backoff=0.05)
+    with pytest.raises(ProviderUnavailableError, match="did not answer"):
+        await connect(policy=quick).call("flight_search", flight(), 5)
+
+
+async def test_params_duffel_refuses_are_rejected_with_its_detail(connect: Connect) -> None:
+    unknown = flight().model_copy(update={"destination": "QQQ"})
+    with pytest.raises(ProviderRejectedError) as caught:
+        await connect().call("flight_search", unknown, 5)
+    assert "'QQQ' is not a valid IATA airport or city code" in str(caught.value)
+    assert "/data/slices/0/destination" in str(caught.value)
+
+
+async def test_only_flight_search(connect: Connect) -> None:
+    weather = WeatherForecastParams.model_validate(
+        {"city": "Lisbon"}, context={"catalogue": CATALOGUE, "today": TODAY}
+    )
+    with pytest.raises(ProviderUnavailableError, match="does not serve"):
+        await connect().call("weather_forecast", weather, 5)
+
+
+Reply = Callable[[web.Request], Awaitable[web.Response]]
+
+
+async def _hostile(aiohttp_server: Any, reply: Reply) -> TestServer:
+    app = web.Application()
+    app.router.add_post("/air/offer_requests", reply)
+    server: TestServer = await aiohttp_server(app)
+    return server
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "content_type", "error"),
+    [
+        (200, "<html><body>Welcome to the captive portal</body></html>", "text/html", ProviderResponseError),
+        (201, "OK", "text/plain", ProviderResponseError),
+        (502, "<html><h1>502 Bad Gateway</h1></html>", "text/html", ProviderUnavailableError),
+        (403, "<html>Forbidden by the proxy</html>", "text/html", ProviderAuthError),
+    ],
+)
+async def test_hostile_upstream_pages(
+    aiohttp_server: Any,
+    connect: Connect,
+    status: int,
+    body: str,
+    content_type: str,
+    error: type[Exception],
+) -> None:
+    async def reply(request: web.Request) -> web.Response:
+        return web.Response(status=status, text=body, content_type=content_type)
+
+    server = await _hostile(aiohttp_server, reply)
+    with pytest.raises(error):
+        await connect(base=str(server.make_url(""))).call("flight_search", flight(), 5)

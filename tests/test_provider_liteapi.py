@@ -1,0 +1,256 @@
+"""LiteAPI for hotel_search, through the sandbox's LiteAPI dialect over real HTTP.
+
+Results, identities that survive LiteAPI's per-search offer ids, the error body mapped to our codes,
+retries on 429 and 5xx, a wrong key, malformed, oversized and HTML bodies, and a refused request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from connectors.http import RetryPolicy
+from connectors.liteapi import LiteApiConnector, describe_error
+from connectors.locations import LocationCatalogue
+from connectors.models import HotelOffer
+from connectors.params import HotelSearchParams
+from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
+from connectors.sandbox.liteapi_api import API_KEY, HOTELS_PATH, RATES_PATH
+from rag.errors import (
+    ProviderAuthError,
+    ProviderRejectedError,
+    ProviderResponseError,
+    ProviderUnavailableError,
+)
+
+POLICY = RetryPolicy(retries=2, backoff=0.01, timeout=10.0, max_backoff=0.05)
+Server = Callable[..., Awaitable[TestServer]]
+
+
+@pytest.fixture(scope="module")
+def places() -> LocationCatalogue:
+    return LocationCatalogue.load()
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+@pytest.fixture
+async def sandbox(aiohttp_server: Server) -> TestServer:
+    return await aiohttp_server(create_sandbox_app(SandboxFaults()))
+
+
+def connector(
+    server: TestServer,
+    session: aiohttp.ClientSession,
+    places: LocationCatalogue,
+    key: str = API_KEY,
+    **kwargs: Any,
+) -> LiteApiConnector:
+    return LiteApiConnector(
+        session, str(server.make_url("")), key, policy=POLICY, sandbox=True, places=places, **kwargs
+    )
+
+
+def params(places: LocationCatalogue, **values: Any) -> HotelSearchParams:
+    today = dt.date.today()
+    raw = {"city": "Paris", "check_in": (today + dt.timedelta(days=40)).isoformat(), "nights": 3, **values}
+    return HotelSearchParams.model_validate(raw, context={"catalogue": places, "today": today})
+
+
+def faults(server: TestServer) -> SandboxFaults:
+    return server.app[FAULTS]
+
+
+async def test_hotel_search_returns_priced_rooms(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    p = params(places, adults=2, currency="USD")
+    offers = await connector(sandbox, session, places).call("hotel_search", p, 8)
+    assert 0 < len(offers) <= 8
+    assert all(isinstance(o, HotelOffer) for o in offers)
+    hotels = [o for o in offers if isinstance(o, HotelOffer)]
+    assert [o.price for o in hotels] == sorted(o.price for o in hotels)
+    for o in hotels:
+        assert o.provider == "liteapi" and o.sandbox
+        assert o.city_code == "PAR" and o.currency == "USD" and o.adults == 2
+        assert o.check_in == p.check_in and o.check_out == p.check_out and o.nights == 3
+        assert o.hotel_id.startswith("lp") and o.name != o.hotel_id
+        assert o.latitude is not None and o.longitude is not None
+        assert o.room and "/" in o.room and o.room_description
+        assert o.cancellation in ("non-refundable",) or (o.cancellation or "").startswith("free cancellation")
+    assert len({o.identity for o in hotels}) == len(hotels)
+
+
+async def test_max_price_filters(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    conn = connector(sandbox, session, places)
+    one = await conn.call("hotel_search", params(places, currency="EUR"), 50)
+    cap = sorted(o.price for o in one if isinstance(o, HotelOffer))[len(one) // 2]
+    capped = await conn.call("hotel_search", params(places, currency="EUR", max_price=int(cap)), 50)
+    assert capped and all(isinstance(o, HotelOffer) and o.price <= int(cap) for o in capped)
+
+
+async def test_identities_are_stable_though_offer_ids_change(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    conn = connector(sandbox, session, places)
+    p = params(places, adults=2)
+    first = await conn.call("hotel_search", p, 20)
+    second = await conn.call("hotel_search", p, 20)
+    assert first and [o.identity for o in first] == [o.identity for o in second]
+    # ...while the provider's own offer ids differ on every search, so they cannot be the identity.
+    body = {
+        "hotelIds": [first[0].identity.split(":")[1]],
+        "occupancies": [{"adults": 2}],
+        "currency": "EUR",
+        "guestNationality": "US",
+        "checkin": p.check_in.isoformat(),
+        "checkout": str(p.check_out),
+    }
+    headers = {"X-API-Key": API_KEY}
+    ids = []
+    for _ in range(2):
+        async with session.post(sandbox.make_url(RATES_PATH), json=body, headers=headers) as resp:
+            assert resp.status == 200
+            ids.append([rt["offerId"] for rt in (await resp.json())["data"][0]["roomTypes"]])
+    assert ids[0] and set(ids[0]).isdisjoint(ids[1])
+
+
+async def test_wrong_key_is_an_auth_error(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    conn = connector(sandbox, session, places, key="revoked")
+    with pytest.raises(ProviderAuthError, match="authentication failed"):
+        await conn.call("hotel_search", params(places), 5)
+    assert conn.attempts == 1  # a 401 is not retried
+
+
+async def test_429_is_retried_until_it_passes(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    faults(sandbox).too_many_requests = 2
+    conn = connector(sandbox, session, places)
+    offers = await conn.call("hotel_search", params(places), 5)
+    assert offers and faults(sandbox).too_many_requests == 0
+    assert conn.attempts == 4  # two 429s, then the hotel list and the rates
+
+
+async def test_server_errors_become_unavailable_after_retries(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    faults(sandbox).error_rate = 1.0
+    conn = connector(sandbox, session, places)
+    with pytest.raises(ProviderUnavailableError, match="internal server error"):
+        await conn.call("hotel_search", params(places), 5)
+    assert conn.attempts == POLICY.retries + 1
+
+
+@pytest.mark.parametrize("fault", [{"malformed_rate": 1.0}, {"body_shape": "list"}, {"body_shape": "nested"}])
+async def test_malformed_bodies_are_response_errors(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue, fault: dict[str, Any]
+) -> None:
+    for name, value in fault.items():
+        setattr(faults(sandbox), name, value)
+    with pytest.raises(ProviderResponseError):
+        await connector(sandbox, session, places).call("hotel_search", params(places), 5)
+
+
+async def test_a_huge_body_is_refused(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    conn = connector(sandbox, session, places, max_bytes=2048)
+    with pytest.raises(ProviderResponseError, match="larger than 2048 bytes"):
+        await conn.call("hotel_search", params(places), 5)
+    assert conn.attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "error"),
+    [(200, "text/html", ProviderResponseError), (200, "text/plain", ProviderResponseError),
+     (502, "text/html", ProviderUnavailableError)],
+)  # fmt: skip
+async def test_html_and_wrong_content_types(
+    aiohttp_server: Server,
+    session: aiohttp.ClientSession,
+    places: LocationCatalogue,
+    status: int,
+    content_type: str,
+    error: type[Exception],
+) -> None:
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(
+            text="<html><body>Bad gateway</body></html>", status=status, content_type=content_type
+        )
+
+    app = web.Application()
+    app.router.add_get(HOTELS_PATH, page)
+    proxy = await aiohttp_server(app)
+    with pytest.raises(error):
+        await connector(proxy, session, places).call("hotel_search", params(places), 5)
+
+
+async def test_a_refused_request_carries_the_providers_detail(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    conn = connector(sandbox, session, places)
+    with pytest.raises(ProviderRejectedError, match=r"currency XAU is not supported \(4002\)"):
+        await conn.call("hotel_search", params(places, currency="XAU"), 5)
+    assert conn.attempts == 2  # the hotel list, then the refused rates request, not retried
+
+
+async def test_the_dialect_speaks_liteapi(sandbox: TestServer, session: aiohttp.ClientSession) -> None:
+    url = sandbox.make_url(HOTELS_PATH)
+    async with session.get(url, params={"countryCode": "FR", "cityName": "Paris"}) as resp:
+        assert resp.status == 401
+        assert (await resp.json())["error"]["code"] == 401
+    headers = {"X-API-Key": API_KEY}
+    async with session.get(url, params={"cityName": "Paris"}, headers=headers) as resp:
+        assert resp.status == 400
+        error = (await resp.json())["error"]
+        assert error["code"] == 4002 and "countryCode" in error["description"]
+    near = {"latitude": "48.8566", "longitude": "2.3522", "radius": "3000"}
+    async with session.get(url, params=near, headers=headers) as resp:
+        body = await resp.json()
+        assert resp.status == 200 and body["data"] and body["hotelIds"] == [h["id"] for h in body["data"]]
+    faults(sandbox).too_many_requests = 1
+    async with session.get(url, params=near, headers=headers) as resp:
+        assert resp.status == 429 and resp.headers["Retry-After"] == "1"
+    rates = {"hotelIds": ["lpnothere"], "occupancies": [{"adults": 1}], "currency": "EUR",
+             "guestNationality": "US", "checkin": str(dt.date.today() + dt.timedelta(days=9)),
+             "checkout": str(dt.date.today() + dt.timedelta(days=10))}  # fmt: skip
+    async with session.post(sandbox.make_url(RATES_PATH), json=rates, headers=headers) as resp:
+        assert (await resp.json())["error"]["code"] == 2001
+
+
+def test_describe_error_reads_liteapi_bodies() -> None:
+    body = {"error": {"code": 4002, "description": "checkin is required", "message": "missing input"}}
+    info = describe_error(400, body)
+    assert (info.code, info.message, info.quota) == ("4002", "missing input; checkin is required", False)
+    assert describe_error(429, {"error": {"code": 429, "message": "request quota exceeded"}}).quota
+    assert describe_error(502, "<html>").message == "HTTP 502"
+    assert describe_error(403, {"message": "Forbidden"}).message == "Forbidden"
+
+
+async def test_other_tools_are_not_served(
+    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    from connectors.params import LocationSearchParams
+
+    conn = connector(sandbox, session, places)
+    assert conn.tools == frozenset({"hotel_search"})
+    other = LocationSearchParams.model_validate(
+        {"keyword": "Paris"}, context={"catalogue": places, "today": dt.date.today()}
+    )
+    with pytest.raises(ProviderUnavailableError):
+        await conn.call("location_search", other, 5)
