@@ -17,6 +17,7 @@ from typing import Any
 import aiohttp
 
 from connectors.amadeus_fields import cancellation_text, iso_minutes, optional_float, room_text, segment
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import (
     Activity,
@@ -39,12 +40,15 @@ from connectors.params import (
     LocationSearchParams,
     ToolParams,
 )
-from connectors.shapes import UNREADABLE, each, items, obj
+from connectors.providers import BuildContext, ProviderSpec
+from connectors.shapes import UNREADABLE, each, items, obj, text
 from rag.errors import ProviderAuthError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
 TOKEN_PATH = "/v1/security/oauth2/token"
+CABINS = frozenset({"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"})
+SUB_TYPES = frozenset({"CITY", "AIRPORT"})
 
 
 def describe_error(status: int, body: Any) -> ErrorInfo:
@@ -63,8 +67,15 @@ def describe_error(status: int, body: Any) -> ErrorInfo:
     return ErrorInfo("", f"HTTP {status}")
 
 
+# Amadeus-compatible endpoints: results follow each tool's freshness.
+# The offline sandbox takes any client credentials; these are Wayfarer's.
+SANDBOX_CLIENT = ("wayfarer-sandbox", "wayfarer-sandbox")
+TERMS = Terms()
+
+
 class AmadeusConnector:
     name = "amadeus"
+    terms = TERMS
     tools = frozenset(
         {
             "flight_search",
@@ -184,10 +195,11 @@ class AmadeusConnector:
         now = _now()
 
         def offer(item: dict[str, Any]) -> list[FlightOffer]:
-            cabin = p.cabin
+            cabin: str = p.cabin
             details = obj((item.get("travelerPricings") or [{}])[0]).get("fareDetailsBySegment") or []
-            if details and details[0].get("cabin"):
-                cabin = details[0]["cabin"]
+            named = obj(details[0]).get("cabin") if details else None
+            if isinstance(named, str) and named.upper() in CABINS:  # an unknown cabin: the one asked for
+                cabin = named.upper()
             itineraries = [
                 Itinerary(
                     segments=[segment(s, carriers) for s in it["segments"]],
@@ -294,8 +306,8 @@ class AmadeusConnector:
                     provider=self.name,
                     sandbox=self.sandbox,
                     fetched_at=now,
-                    activity_id=str(a["id"]),
-                    name=str(a["name"]),
+                    activity_id=text(a["id"]),
+                    name=text(a["name"]),
                     description=a.get("shortDescription") or a.get("description"),
                     latitude=optional_float(geo.get("latitude")),
                     longitude=optional_float(geo.get("longitude")),
@@ -320,6 +332,8 @@ class AmadeusConnector:
         now = _now()
 
         def location(loc: dict[str, Any]) -> list[Location]:
+            if loc["subType"] not in SUB_TYPES:  # a POINT_OF_INTEREST or a type not yet documented
+                raise ValueError(f"location subType {str(loc['subType'])[:40]!r} is not a city or airport")
             address = obj(loc.get("address"))
             geo = obj(loc.get("geoCode"))
             return [
@@ -407,3 +421,34 @@ class AmadeusConnector:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def _build(ctx: BuildContext) -> AmadeusConnector:
+    c = ctx.settings
+    if ctx.sandbox_url is not None:
+        base, (client_id, secret) = ctx.sandbox_url, SANDBOX_CLIENT
+    else:
+        base, client_id = c.amadeus_base_url, c.amadeus_client_id
+        secret = c.amadeus_client_secret.get_secret_value()
+    return AmadeusConnector(
+        ctx.session,
+        base,
+        client_id,
+        secret,
+        policy=ctx.policy,
+        limiter=RateLimiter(c.rate_limit_per_second, c.min_interval_ms / 1000),
+        sandbox=ctx.sandbox,
+        hotel_candidates=c.hotel_candidates,
+        max_bytes=ctx.max_bytes,
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="amadeus",
+    tools=AmadeusConnector.tools,
+    build=_build,
+    keys=("amadeus_client_id", "amadeus_client_secret"),
+    settings=("amadeus_base_url",),
+    signup=None,
+    about="Amadeus-compatible endpoints (Amadeus Self-Service closed to new users in July 2026)",
+)

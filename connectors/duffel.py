@@ -24,9 +24,11 @@ from typing import Any
 import aiohttp
 
 from connectors.amadeus_fields import iso_minutes
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import FlightOffer, Itinerary, Result, Segment
 from connectors.params import FlightSearchParams, ToolParams
+from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj
 from rag.errors import ProviderResponseError, ProviderUnavailableError
 
@@ -73,8 +75,13 @@ def request_body(p: FlightSearchParams) -> dict[str, Any]:
     return {"data": data}
 
 
+# Duffel offers expire (``expires_at``, usually within half an hour): keep them 20 minutes at most.
+TERMS = Terms(max_age=20 * 60)
+
+
 class DuffelConnector:
     name = "duffel"
+    terms = TERMS
     tools = frozenset({"flight_search"})
 
     def __init__(
@@ -199,3 +206,23 @@ def _unique(offers: list[FlightOffer]) -> list[FlightOffer]:
             seen.add(o.identity)
             out.append(o)
     return out
+
+
+def _build(ctx: BuildContext) -> DuffelConnector:
+    from connectors.sandbox.duffel_api import SANDBOX_TOKEN
+
+    base, token = ctx.credentials("duffel_token", "duffel_base_url", SANDBOX_TOKEN)
+    return DuffelConnector(
+        ctx.session, base, token, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="duffel",
+    tools=DuffelConnector.tools,
+    build=_build,
+    keys=("duffel_token",),
+    settings=("duffel_base_url",),
+    signup="https://app.duffel.com/join (test-mode tokens are free)",
+    about="flight offers from airlines (NDC and GDS), bookable",
+)

@@ -1,11 +1,12 @@
-"""Map settings to providers: each tool to the provider configured for it; imports load per branch."""
+"""Build the tool runner from settings: a provider per tool (connectors/providers.py chooses), the
+offline sandbox when a tool goes to it, one HTTP session."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,15 +14,15 @@ import aiohttp
 from aiohttp import web
 
 from connectors.base import Provider
-from connectors.http import RateLimiter, RetryPolicy
+from connectors.catalog import TOOLS
+from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS, ToolRunner
+from connectors.providers import BuildContext, Choice, choose
+from connectors.tools import ToolRunner
 from rag.errors import ConfigError
 from rag.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-SANDBOX_CLIENT = ("wayfarer-sandbox", "wayfarer-sandbox")
 
 
 def create_providers(
@@ -29,154 +30,84 @@ def create_providers(
     session: aiohttp.ClientSession,
     sandbox_url: str | None = None,
     catalogue: LocationCatalogue | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> dict[str, Provider]:
-    """Tool name to provider. With ``sandbox_url`` every provider talks to the offline sandbox (with
-    its sandbox key); otherwise each needs its own key, named by its setting."""
+    """Tool name to provider, as chosen (``choices``, else ``choose``); a tool that goes to the sandbox
+    talks to ``sandbox_url``. One provider serving several tools is built once."""
     c = settings.connectors
+    chosen = choices if choices is not None else choose(c, TOOLS)
     policy = RetryPolicy(retries=c.retries, backoff=c.backoff_seconds, timeout=c.timeout_seconds)
-    built: dict[str, Provider] = {}
-
-    def build(name: str) -> Provider:
-        if name in built:
-            return built[name]
-        provider: Provider
-        if name == "amadeus":
-            from connectors.amadeus import AmadeusConnector
-
-            if sandbox_url:
-                client_id, secret, base = SANDBOX_CLIENT[0], SANDBOX_CLIENT[1], sandbox_url
-            else:
-                assert c.amadeus_client_id and c.amadeus_client_secret
-                client_id, secret, base = (
-                    c.amadeus_client_id,
-                    c.amadeus_client_secret.get_secret_value(),
-                    c.amadeus_base_url,
-                )
-            provider = AmadeusConnector(
-                session,
-                base,
-                client_id,
-                secret,
-                policy=policy,
-                limiter=RateLimiter(c.rate_limit_per_second, c.min_interval_ms / 1000),
-                sandbox=sandbox_url is not None,
-                hotel_candidates=c.hotel_candidates,
-                max_bytes=settings.limits.provider_max_bytes,
-            )
-        elif name == "open_meteo":
-            from connectors.open_meteo import OpenMeteoConnector
-
-            provider = OpenMeteoConnector(
-                session,
-                sandbox_url or c.open_meteo_geocoding_url,
-                sandbox_url or c.open_meteo_forecast_url,
-                policy=policy,
-                sandbox=sandbox_url is not None,
-                max_bytes=settings.limits.provider_max_bytes,
-            )
-        elif name == "catalogue":
-            from connectors.locations import LocationCatalogue
-            from connectors.offline_locations import OfflineLocationsConnector
-
-            provider = OfflineLocationsConnector(catalogue or LocationCatalogue.load())
-        elif name in KEYED:
-            provider = _keyed(name, settings, session, sandbox_url, policy, catalogue)
-        else:
-            raise ConfigError(
-                f"WAYFARER_CONNECTORS__PROVIDERS: unknown provider {name!r} "
-                f"(amadeus, open_meteo, catalogue, {', '.join(KEYED)})"
-            )
-        built[name] = provider
-        return provider
-
+    places = catalogue or LocationCatalogue.load()
+    built: dict[tuple[str, bool], Provider] = {}
     providers: dict[str, Provider] = {}
-    for tool in TOOLS:
-        name = c.providers.get(tool)
-        if name is None:
-            raise ConfigError(f"WAYFARER_CONNECTORS__PROVIDERS: no provider for {tool}")
-        provider = build(name)
-        if tool not in provider.tools:
-            raise ConfigError(f"WAYFARER_CONNECTORS__PROVIDERS: {name} does not serve {tool}")
-        providers[tool] = provider
+    for tool, choice in chosen.items():
+        key = (choice.provider.name, choice.sandbox)
+        if key not in built:
+            if choice.sandbox and sandbox_url is None:
+                raise ConfigError(f"{tool} goes to the offline sandbox, which is not running")
+            ctx = BuildContext(
+                session,
+                c,
+                sandbox_url if choice.sandbox else None,
+                policy,
+                settings.limits.provider_max_bytes,
+                places,
+            )
+            try:
+                built[key] = choice.provider.build(ctx)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc.message} (needed by the {choice.provider.name} provider)") from exc
+        providers[tool] = built[key]
     return providers
 
 
-# Providers with one key each: the setting that holds it, and the sandbox's own key for them.
-KEYED = {
-    "duffel": ("duffel_token", "connectors.sandbox.duffel_api", "SANDBOX_TOKEN"),
-    "liteapi": ("liteapi_key", "connectors.sandbox.liteapi_api", "API_KEY"),
-    "travelpayouts": ("travelpayouts_token", "connectors.sandbox.travelpayouts_api", "SANDBOX_TOKEN"),
-    "opentripmap": ("opentripmap_key", "connectors.sandbox.opentripmap_api", "API_KEY"),
-}
-
-
-def _keyed(
-    name: str,
-    settings: Settings,
-    session: aiohttp.ClientSession,
-    sandbox_url: str | None,
-    policy: RetryPolicy,
-    catalogue: LocationCatalogue | None,
-) -> Provider:
-    """A provider that takes a base URL and one key: the sandbox's, or the one configured."""
-    import importlib
-
+def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dict[str, Any]]:
+    """Per tool: its provider now, why, and every provider that could serve it (configured or not)."""
     c = settings.connectors
-    field, sandbox_module, sandbox_key = KEYED[name]
-    if sandbox_url:
-        base, key = sandbox_url, str(getattr(importlib.import_module(sandbox_module), sandbox_key))
-    else:
-        secret = getattr(c, field)
-        if secret is None:
-            raise ConfigError(f"WAYFARER_CONNECTORS__{field.upper()} is needed for the {name} provider")
-        base, key = getattr(c, f"{name}_base_url"), secret.get_secret_value()
-    common: dict[str, Any] = {
-        "policy": policy,
-        "sandbox": sandbox_url is not None,
-        "max_bytes": settings.limits.provider_max_bytes,
+    online = any(o.keys and o.configured(c, online=False) for ch in choices.values() for o in ch.options)
+    return {
+        tool: {
+            "why": ch.why,
+            "providers": [
+                {
+                    "name": o.name,
+                    "current": o.name == ch.provider.name,
+                    "configured": o.configured(c, online=online or c.mode == "live"),
+                    "keys": [f"WAYFARER_CONNECTORS__{k.upper()}" for k in o.keys],
+                    "settings": [f"WAYFARER_CONNECTORS__{k.upper()}" for k in o.settings],
+                    "signup": o.signup,
+                    "about": o.about,
+                }
+                for o in ch.options
+            ],
+        }
+        for tool, ch in choices.items()
     }
-    if name == "duffel":
-        from connectors.duffel import DuffelConnector
-
-        return DuffelConnector(session, base, key, **common)
-    if name == "liteapi":
-        from connectors.liteapi import LiteApiConnector
-
-        return LiteApiConnector(
-            session, base, key, hotel_candidates=c.hotel_candidates, places=catalogue, **common
-        )
-    if name == "travelpayouts":
-        from connectors.travelpayouts import TravelpayoutsConnector
-
-        return TravelpayoutsConnector(session, base, key, **common)
-    from connectors.opentripmap import OpenTripMapConnector
-
-    return OpenTripMapConnector(session, base, key, **common)
 
 
 @contextlib.asynccontextmanager
 async def open_tools(settings: Settings) -> AsyncIterator[ToolSession]:
-    """The tool runner with its HTTP session, and the in-process sandbox when no provider keys are set."""
-    from connectors.locations import LocationCatalogue
-
+    """The tool runner with its HTTP session, and the in-process sandbox if any tool goes to it."""
+    choices = choose(settings.connectors, TOOLS)
     runner: web.AppRunner | None = None
     url: str | None = None
-    if settings.use_sandbox:
+    if any(ch.sandbox for ch in choices.values()):
         from connectors.sandbox.app import start_sandbox
 
         runner, url = await start_sandbox(faults=settings.connectors.sandbox_faults)
-        logger.info("offline travel sandbox on %s (synthetic data)", url)
+        offline = sorted(t for t, ch in choices.items() if ch.sandbox)
+        logger.info("offline travel sandbox on %s (synthetic data) for %s", url, ", ".join(offline))
     session = aiohttp.ClientSession(headers={"User-Agent": "wayfarer/0.1"})
     try:
         catalogue = await asyncio.to_thread(LocationCatalogue.load)
         tools = ToolRunner(
-            create_providers(settings, session, url, catalogue),
+            create_providers(settings, session, url, catalogue, choices),
             catalogue,
             today=settings.today,
             max_results=settings.connectors.max_results,
             deadline=settings.limits.tool_deadline_seconds,
         )
-        yield ToolSession(tools, url, runner)
+        yield ToolSession(tools, url, runner, describe(choices, settings))
     finally:
         await session.close()
         if runner is not None:
@@ -190,3 +121,9 @@ class ToolSession:
     tools: ToolRunner
     sandbox_url: str | None
     sandbox_runner: web.AppRunner | None
+    # Per tool: why its provider was chosen and the providers that could serve it (for /v1/tools).
+    options: dict[str, dict[str, Any]]
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The tools as /v1/tools and ``wayfarer tools list`` show them."""
+        return [{**t, **self.options.get(t["name"], {})} for t in self.tools.describe()]

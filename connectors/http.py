@@ -1,17 +1,23 @@
 """JSON over HTTP for the provider connectors: rate limiting, timeouts, bounded retries, one error tree.
 
 Retried, with exponential backoff and jitter: timeouts, connection errors, 5xx, malformed bodies, and
-429 "too many requests". Not retried: 429 "quota exceeded", every other 4xx (retrying cannot help), a
-body larger than ``max_bytes`` and well-formed JSON that is not an object (the provider would answer the
-same again). Whatever a provider sends, the caller gets a JSON object or a ProviderError.
+429 "too many requests"; when the provider says how long to wait (Retry-After, or a 429's RateLimit
+reset), that wait instead, up to the policy's ``max_backoff``. Not retried: 429 "quota exceeded", every
+other 4xx (retrying cannot help), a body larger than ``max_bytes`` and well-formed JSON that is not an
+object (the provider would answer the same again). Whatever a provider sends, the caller gets a JSON
+object or a ProviderError.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import email.utils
 import json
 import logging
+import math
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -144,7 +150,7 @@ class JsonHttp:
             ) as resp:
                 status = resp.status
                 raw = await self._read(resp)
-                retry_after = _retry_after(resp.headers.get("Retry-After"))
+                retry_after = wait_hint(status, resp.headers)
         except TimeoutError as exc:
             raise _Retry(
                 ProviderUnavailableError(f"{self._provider} did not answer within {self._policy.timeout:g} s")
@@ -192,10 +198,38 @@ class JsonHttp:
         return bytes(body)
 
 
-def _retry_after(value: str | None) -> float | None:
-    if not value:
+def wait_hint(status: int, headers: Mapping[str, str]) -> float | None:
+    """Seconds the provider asks us to wait before trying again, or None when it does not say.
+
+    Retry-After (RFC 9110: seconds or an HTTP date) on any answer; on a 429 without it, the reset of
+    the RateLimit fields (the IETF draft's RateLimit-Reset in seconds, Duffel's ratelimit-reset as an
+    HTTP date, X-RateLimit-Reset often as a Unix time). Never the reset of a 5xx: Duffel sends its
+    window's reset on every answer, and a server error is no reason to wait for it.
+    """
+    wait = _seconds(headers.get("Retry-After"))
+    if wait is None and status == 429:
+        wait = _seconds(headers.get("RateLimit-Reset"))
+        if wait is None:
+            wait = _seconds(headers.get("X-RateLimit-Reset"))
+    return wait
+
+
+UNIX_TIME = 1_000_000_000.0  # a "seconds" value this large is a point in time (2001 onwards), not a wait
+
+
+def _seconds(value: str | None) -> float | None:
+    if not value or not value.strip():
         return None
     try:
-        return max(0.0, float(value))
+        number = float(value)
     except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # RFC 9110 dates are GMT
+            when = when.replace(tzinfo=dt.UTC)
+        return max(0.0, when.timestamp() - time.time())
+    if not math.isfinite(number):
         return None
+    return max(0.0, number - time.time() if number >= UNIX_TIME else number)

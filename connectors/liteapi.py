@@ -21,11 +21,13 @@ from typing import Any
 import aiohttp
 
 from connectors.amadeus_fields import optional_float
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.locations import LocationCatalogue, fold
 from connectors.models import HotelOffer, Result
 from connectors.params import HotelSearchParams, ToolParams
-from connectors.shapes import UNREADABLE, each, items, obj
+from connectors.providers import BuildContext, ProviderSpec
+from connectors.shapes import UNREADABLE, each, items, obj, text
 from rag.errors import ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -79,8 +81,13 @@ def cancellation(rate: dict[str, Any]) -> str | None:
     return "refundable" if tag == "RFN" else None
 
 
+# Room rates are live prices: keep them half an hour at most.
+TERMS = Terms(max_age=30 * 60)
+
+
 class LiteApiConnector:
     name = "liteapi"
+    terms = TERMS
     tools = frozenset({"hotel_search"})
 
     def __init__(
@@ -170,7 +177,7 @@ class LiteApiConnector:
         check_in, check_out = p.check_in, p.check_out
 
         def hotel_offers(entry: dict[str, Any]) -> list[HotelOffer]:
-            hotel_id = str(entry["hotelId"])
+            hotel_id = text(entry["hotelId"])
             info = obj(hotels.get(hotel_id))
 
             def offer(room_type: dict[str, Any]) -> list[HotelOffer]:
@@ -214,3 +221,30 @@ class LiteApiConnector:
         # A room and board sold twice (two suppliers, two rate plans) is one offer: its cheapest.
         unique = {o.identity: o for o in reversed(offers)}
         return sorted(unique.values(), key=lambda o: o.price)[:limit]
+
+
+def _build(ctx: BuildContext) -> LiteApiConnector:
+    from connectors.sandbox.liteapi_api import API_KEY
+
+    base, key = ctx.credentials("liteapi_key", "liteapi_base_url", API_KEY)
+    return LiteApiConnector(
+        ctx.session,
+        base,
+        key,
+        policy=ctx.policy,
+        sandbox=ctx.sandbox,
+        max_bytes=ctx.max_bytes,
+        hotel_candidates=ctx.settings.hotel_candidates,
+        places=ctx.catalogue,
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="liteapi",
+    tools=LiteApiConnector.tools,
+    build=_build,
+    keys=("liteapi_key",),
+    settings=("liteapi_base_url",),
+    signup="https://dashboard.liteapi.travel (sandbox keys are free)",
+    about="hotel rates for occupancies, bookable",
+)

@@ -53,18 +53,17 @@ def _check_link(value: str) -> str:
 
 Link = Annotated[str, AfterValidator(_check_link)]
 
-Kind = Literal[
-    "flight_offer", "hotel_offer", "activity", "location", "weather", "inspiration", "cheapest_date"
-]
-
 
 class Result(BaseModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
-    kind: Kind
+    # Each result model narrows this to its own literal (connectors/catalog: one kind per tool).
+    kind: str
     provider: str
     sandbox: bool = False
     fetched_at: dt.datetime
+    # What the provider's terms ask an answer built on this result to carry (set by the tool runner).
+    attribution: str | None = None
 
     @property
     def identity(self) -> str:

@@ -31,10 +31,12 @@ from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
+from connectors.base import Terms
 from connectors.gazetteer import fold
 from connectors.locations import LocationCatalogue, Place
 from connectors.models import Location, Result
 from connectors.params import LocationSearchParams, ToolParams
+from connectors.providers import BuildContext, ProviderSpec
 from rag.errors import ProviderUnavailableError
 
 PREFIX_MIN_CHARS = 3  # "pa" would list every Pa... town: two letters match the destination cities only
@@ -58,10 +60,15 @@ class _Hit:
     location: Location
 
 
+# GeoNames' cities are CC BY 4.0: answers built on them credit it.
+TERMS = Terms(attribution="Places: GeoNames (CC BY 4.0) and airportsdata")
+
+
 class OfflineLocationsConnector:
     """The location_search provider over a LocationCatalogue (connectors.locations)."""
 
     name = "catalogue"
+    terms = TERMS
     sandbox = False  # real places, not synthetic data
     tools = frozenset({"location_search"})
 
@@ -236,3 +243,16 @@ def _starting(pairs: Sequence[tuple[str, T]], prefix: str) -> Iterable[tuple[str
     while i < len(pairs) and pairs[i][0].startswith(prefix):
         yield pairs[i]
         i += 1
+
+
+def _build(ctx: BuildContext) -> OfflineLocationsConnector:
+    return OfflineLocationsConnector(ctx.catalogue)
+
+
+PROVIDER = ProviderSpec(
+    name="catalogue",
+    tools=OfflineLocationsConnector.tools,
+    build=_build,
+    network=False,
+    about="airports and cities shipped with Wayfarer (airportsdata, GeoNames): offline, no key",
+)

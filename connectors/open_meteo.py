@@ -7,10 +7,12 @@ from typing import Any
 
 import aiohttp
 
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.locations import fold
 from connectors.models import Result, WeatherDay
 from connectors.params import ToolParams, WeatherForecastParams
+from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj
 from rag.errors import ProviderResponseError, ProviderUnavailableError, UnknownLocationError
 
@@ -31,8 +33,13 @@ def describe_error(status: int, body: Any) -> ErrorInfo:
     return ErrorInfo("", f"HTTP {status}")
 
 
+# Open-Meteo's data is CC BY 4.0: every answer built on it credits Open-Meteo.com.
+TERMS = Terms(attribution="Weather data by Open-Meteo.com (CC BY 4.0)")
+
+
 class OpenMeteoConnector:
     name = "open_meteo"
+    terms = TERMS
     tools = frozenset({"weather_forecast"})
 
     def __init__(
@@ -131,3 +138,25 @@ class OpenMeteoConnector:
 
         days = items(daily.get("time"), "Open-Meteo", "forecast days")
         return each(enumerate(days), weather_day, "Open-Meteo", "forecast days")
+
+
+def _build(ctx: BuildContext) -> OpenMeteoConnector:
+    c = ctx.settings
+    return OpenMeteoConnector(
+        ctx.session,
+        ctx.sandbox_url or c.open_meteo_geocoding_url,
+        ctx.sandbox_url or c.open_meteo_forecast_url,
+        policy=ctx.policy,
+        sandbox=ctx.sandbox,
+        max_bytes=ctx.max_bytes,
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="open_meteo",
+    tools=OpenMeteoConnector.tools,
+    build=_build,
+    settings=("open_meteo_geocoding_url", "open_meteo_forecast_url"),
+    signup="https://open-meteo.com (no key for non-commercial use)",
+    about="daily forecasts up to 16 days ahead",
+)

@@ -21,10 +21,12 @@ from typing import Any
 
 import aiohttp
 
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import Activity, Result, is_safe_link
 from connectors.params import ActivitySearchParams, ToolParams
-from connectors.shapes import UNREADABLE, each, items, obj
+from connectors.providers import BuildContext, ProviderSpec
+from connectors.shapes import UNREADABLE, each, items, obj, text
 from rag.errors import ProviderError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -43,8 +45,13 @@ def describe_error(status: int, body: Any) -> ErrorInfo:
     return ErrorInfo("", f"HTTP {status}")
 
 
+# OpenStreetMap's ODbL and Wikidata: answers built on the places must say where they come from.
+TERMS = Terms(attribution=ATTRIBUTION)
+
+
 class OpenTripMapConnector:
     name = "opentripmap"
+    terms = TERMS
     tools = frozenset({"activity_search"})
 
     def __init__(
@@ -105,7 +112,7 @@ class OpenTripMapConnector:
                 provider=self.name,
                 sandbox=self.sandbox,
                 fetched_at=now,
-                activity_id=str(props["xid"]),
+                activity_id=text(props["xid"]),
                 name=name,
                 latitude=float(lat),
                 longitude=float(lon),
@@ -154,3 +161,23 @@ def _rate(value: Any) -> int:
     """Popularity as a number: 3, "3" and "3h" (heritage) are all 3; anything else 0."""
     text = str(value or "")
     return int(text[0]) if text[:1].isdigit() else 0
+
+
+def _build(ctx: BuildContext) -> OpenTripMapConnector:
+    from connectors.sandbox.opentripmap_api import API_KEY
+
+    base, key = ctx.credentials("opentripmap_key", "opentripmap_base_url", API_KEY)
+    return OpenTripMapConnector(
+        ctx.session, base, key, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="opentripmap",
+    tools=OpenTripMapConnector.tools,
+    build=_build,
+    keys=("opentripmap_key",),
+    settings=("opentripmap_base_url",),
+    signup="https://dev.opentripmap.org/register (free key at once)",
+    about="sights and attractions (OpenStreetMap, Wikidata), no prices or booking",
+)

@@ -36,6 +36,17 @@ def obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def text(value: Any) -> str:
+    """A required name or id: a non-empty string, or a number as text. Anything else (null, a list, "")
+    is ValueError, so ``str(None)`` never becomes an identity: "activity:None" would merge every place."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"expected a name or an id, got {type(value).__name__}")
+    out = str(value).strip()
+    if not out:
+        raise ValueError("expected a name or an id, got an empty string")
+    return out
+
+
 def items(value: Any, provider: str, what: str) -> list[Any]:
     """A list the body must hold; anything else is ProviderResponseError."""
     if not isinstance(value, list):

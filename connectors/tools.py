@@ -1,8 +1,9 @@
-"""The tool catalogue (public names, descriptions, parameter schemas) and the runner that calls them."""
+"""The tool runner: validates a call against its declaration (connectors/catalog/) and calls its provider."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -13,81 +14,16 @@ from typing import Any
 
 import pydantic
 
-from connectors.base import Provider
+from connectors.base import Provider, Terms
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from connectors.models import Kind, Result
-from connectors.params import (
-    ActivitySearchParams,
-    CheapestDatesParams,
-    FlightInspirationParams,
-    FlightSearchParams,
-    HotelSearchParams,
-    LocationSearchParams,
-    ToolParams,
-    WeatherForecastParams,
-)
+from connectors.models import Result
+from connectors.params import ToolParams
 from rag.errors import ProviderTimeoutError, ToolNotFoundError, ToolValidationError, UnknownLocationError
 
 logger = logging.getLogger(__name__)
 
 SANDBOX_NOTICE = "Sandbox data: synthetic offers for trying Wayfarer out, not real fares or availability."
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    description: str
-    params: type[ToolParams]
-    kind: Kind
-
-
-TOOLS: dict[str, ToolSpec] = {
-    t.name: t
-    for t in (
-        ToolSpec(
-            "flight_search",
-            "Search bookable flight offers between two places on given dates, with prices.",
-            FlightSearchParams,
-            "flight_offer",
-        ),
-        ToolSpec(
-            "hotel_search",
-            "Search hotel room offers in a city for check-in and check-out dates, with prices.",
-            HotelSearchParams,
-            "hotel_offer",
-        ),
-        ToolSpec(
-            "activity_search",
-            "Find tours and activities to book in or around a city.",
-            ActivitySearchParams,
-            "activity",
-        ),
-        ToolSpec(
-            "location_search",
-            "Look up airports and cities by name or code (IATA codes, city codes).",
-            LocationSearchParams,
-            "location",
-        ),
-        ToolSpec(
-            "flight_inspiration",
-            "Suggest destinations reachable from an origin city within a budget.",
-            FlightInspirationParams,
-            "inspiration",
-        ),
-        ToolSpec(
-            "cheapest_dates",
-            "Find the cheapest dates to fly between two cities.",
-            CheapestDatesParams,
-            "cheapest_date",
-        ),
-        ToolSpec(
-            "weather_forecast",
-            "Daily weather forecast for a place, up to 16 days ahead.",
-            WeatherForecastParams,
-            "weather",
-        ),
-    )
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +34,7 @@ class ToolCall:
     params: ToolParams
     results: list[Result]
     elapsed_ms: float
+    terms: Terms = Terms()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -112,6 +49,9 @@ class ToolCall:
         }
         if self.sandbox:
             out["notice"] = SANDBOX_NOTICE
+        attribution = next((r.attribution for r in self.results if r.attribution), None)
+        if attribution:
+            out["attribution"] = attribution
         return out
 
 
@@ -204,7 +144,13 @@ class ToolRunner:
             ) from exc
         elapsed = (time.perf_counter() - start) * 1000
         logger.info("tool %s via %s: %d results in %.0f ms", name, provider.name, len(results), elapsed)
-        return ToolCall(name, provider.name, provider.sandbox, params, results, elapsed)
+        # Synthetic sandbox data credits no one: the attribution is for the provider's real data.
+        terms = (
+            provider.terms if not provider.sandbox else dataclasses.replace(provider.terms, attribution=None)
+        )
+        for r in results:
+            r.attribution = terms.attribution
+        return ToolCall(name, provider.name, provider.sandbox, params, results, elapsed, terms)
 
 
 def _describe(err: Any) -> str:

@@ -28,9 +28,11 @@ from typing import Any
 
 import aiohttp
 
+from connectors.base import Terms
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import CheapestDate, FarePoint, Inspiration, Result
 from connectors.params import CheapestDatesParams, FlightInspirationParams, ToolParams
+from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items
 from rag.errors import ProviderRejectedError, ProviderResponseError, ProviderUnavailableError
 
@@ -63,10 +65,16 @@ def parse_time(value: Any) -> dt.datetime | None:
     return parsed.replace(tzinfo=dt.UTC) if parsed.tzinfo is None else parsed.astimezone(dt.UTC)
 
 
+# Cached fares found by other travellers' searches, indicative and ageing by the hour: answer from a
+# stored one for three hours after it was found at most (its ``fetched_at`` is when it was found).
+TERMS = Terms(max_age=3 * 3600)
+
+
 class TravelpayoutsConnector:
     """The Aviasales Data API behind the Provider Protocol: cheap, cached fares, never bookable offers."""
 
     name = "travelpayouts"
+    terms = TERMS
     tools = frozenset({"flight_inspiration", "cheapest_dates"})
 
     def __init__(
@@ -195,3 +203,23 @@ class TravelpayoutsConnector:
 
 def _bool(value: bool) -> str:
     return "true" if value else "false"
+
+
+def _build(ctx: BuildContext) -> TravelpayoutsConnector:
+    from connectors.sandbox.travelpayouts_api import SANDBOX_TOKEN
+
+    base, token = ctx.credentials("travelpayouts_token", "travelpayouts_base_url", SANDBOX_TOKEN)
+    return TravelpayoutsConnector(
+        ctx.session, base, token, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
+    )
+
+
+PROVIDER = ProviderSpec(
+    name="travelpayouts",
+    tools=TravelpayoutsConnector.tools,
+    build=_build,
+    keys=("travelpayouts_token",),
+    settings=("travelpayouts_base_url",),
+    signup="https://www.travelpayouts.com (free affiliate account; Data API token in its dashboard)",
+    about="cached, indicative fares (Aviasales Data API), not bookable offers",
+)

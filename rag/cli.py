@@ -209,8 +209,28 @@ def cmd_tools(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as exc:
             raise InvalidJSONError(f"parameters are not valid JSON: {exc}") from exc
     out = asyncio.run(_tools(settings, args.action, args.name, params if args.action == "call" else None))
-    print(json.dumps(out, indent=2, ensure_ascii=False))
+    if args.action == "list" and not args.json:
+        print(_tools_table(out))
+    else:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
+
+
+def _tools_table(tools: list[dict[str, Any]]) -> str:
+    """Per tool: the provider now, and each that could serve it with the settings that switch it on."""
+    lines = []
+    for t in tools:
+        lines.append(f"{t['name']}: {t['provider']} ({t['why']})")
+        for o in t["could_use"]:
+            if o["configured"]:
+                state = "configured"
+            elif o["keys"]:
+                state = "set " + " and ".join(o["keys"])
+            else:
+                state = "used once a provider key is set, or with WAYFARER_CONNECTORS__MODE=live"
+            signup = f"; sign up: {o['signup']}" if o["signup"] and not o["configured"] else ""
+            lines.append(f"  {o['name']:14} {state}{signup}")
+    return "\n".join(lines)
 
 
 async def _tools(settings: Settings, action: str, name: str | None, params: Any) -> Any:
@@ -219,8 +239,17 @@ async def _tools(settings: Settings, action: str, name: str | None, params: Any)
     async with open_tools(settings) as session:
         if action == "list":
             return [
-                {"name": t["name"], "description": t["description"], "provider": t["provider"]}
-                for t in session.tools.describe()
+                {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "provider": t["provider"]
+                    + (" (offline sandbox, synthetic data)" if t["sandbox"] else ""),
+                    "why": t["why"],
+                    "could_use": [
+                        {k: o[k] for k in ("name", "configured", "keys", "signup")} for o in t["providers"]
+                    ],
+                }
+                for t in session.describe()
             ]
         assert name is not None
         return (await session.tools.call(name, params, strict=True)).to_json()
@@ -326,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("action", choices=["list", "call"])
     tools.add_argument("name", nargs="?", help="tool name, e.g. flight_search")
     tools.add_argument("params", nargs="?", help="parameters as a JSON object")
+    tools.add_argument("--json", action="store_true", help="list the tools as JSON")
     tools.set_defaults(func=cmd_tools)
 
     search = sub.add_parser("search", help="search the local index")

@@ -122,7 +122,8 @@ class LLMSettings(BaseModel):
 
 
 class ConnectorSettings(BaseModel):
-    # auto: the offline sandbox when no Amadeus keys are set, the real providers when they are.
+    # auto: per tool, the first configured provider, else the offline sandbox; sandbox: every tool
+    # offline; live: every tool needs a configured provider (connectors/providers.py).
     mode: Literal["auto", "sandbox", "live"] = "auto"
     amadeus_client_id: str | None = None
     amadeus_client_secret: SecretStr | None = None
@@ -138,18 +139,9 @@ class ConnectorSettings(BaseModel):
     travelpayouts_base_url: str = "https://api.travelpayouts.com"
     opentripmap_key: SecretStr | None = None
     opentripmap_base_url: str = "https://api.opentripmap.com"
-    # Which provider serves each tool; a second provider is a new module plus an entry here.
-    providers: dict[str, str] = Field(
-        default_factory=lambda: {
-            "flight_search": "amadeus",
-            "hotel_search": "amadeus",
-            "activity_search": "amadeus",
-            "location_search": "amadeus",
-            "flight_inspiration": "amadeus",
-            "cheapest_dates": "amadeus",
-            "weather_forecast": "open_meteo",
-        }
-    )
+    # Which provider serves a tool, by name or module path ({"flight_search": "duffel"}); a tool not named
+    # here gets the first configured provider that serves it (connectors/providers.py), else the sandbox.
+    providers: dict[str, str] = Field(default_factory=dict)
     timeout_seconds: float = Field(10.0, gt=0)
     retries: int = Field(2, ge=0, le=10)
     backoff_seconds: float = Field(0.25, ge=0)
@@ -169,18 +161,9 @@ class LiveSettings(BaseModel):
     top_n: int = Field(5, ge=1, le=50)
     # Answer a repeated request from fresh ingested results instead of calling the provider.
     cache: bool = True
-    # Seconds a result of each kind stays current (valid_until = fetched_at + this).
-    freshness: dict[str, int] = Field(
-        default_factory=lambda: {
-            "flight_offer": 3600,
-            "hotel_offer": 6 * 3600,
-            "weather": 3 * 3600,
-            "activity": 7 * 86400,
-            "location": 90 * 86400,
-            "inspiration": 6 * 3600,
-            "cheapest_date": 6 * 3600,
-        }
-    )
+    # Seconds a result of a kind stays current, overriding its tool's declared freshness
+    # ({"hotel_offer": 3600}; connectors/catalog/). A provider's terms may shorten it further.
+    freshness: dict[str, int] = Field(default_factory=dict)
     max_text_chars: int = Field(600, ge=50)
     shutdown_grace_seconds: float = Field(5.0, ge=0)
     # A recall question waits up to this long for the user's own results still being ingested.
@@ -270,11 +253,6 @@ class Settings(BaseSettings):
             raise ValueError("WAYFARER_KV__URL and WAYFARER_KV__PATH cannot both be set")
         if self.llm.base_url and not self.llm.model:
             raise ValueError("WAYFARER_LLM__BASE_URL is set but WAYFARER_LLM__MODEL is not")
-        uses_amadeus = "amadeus" in self.connectors.providers.values()
-        if self.connectors.mode == "live" and uses_amadeus and not self.connectors.amadeus_client_id:
-            raise ValueError(
-                "WAYFARER_CONNECTORS__MODE=live needs WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and _SECRET"
-            )
         if bool(self.connectors.amadeus_client_id) != bool(self.connectors.amadeus_client_secret):
             raise ValueError(
                 "WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID and WAYFARER_CONNECTORS__AMADEUS_CLIENT_SECRET "
@@ -284,11 +262,6 @@ class Settings(BaseSettings):
 
     def today(self) -> dt.date:
         return dt.datetime.now(ZoneInfo(self.timezone)).date()
-
-    @property
-    def use_sandbox(self) -> bool:
-        c = self.connectors
-        return c.mode == "sandbox" or (c.mode == "auto" and not c.amadeus_client_id)
 
     @property
     def index_path(self) -> Path:

@@ -1,7 +1,7 @@
 """Fit the router's semantic layer and report routing quality before and after.
 
     python scripts/fit_routing.py [--write]             # the tool classifier
-    python scripts/fit_routing.py --examples [--write]  # the examples' thresholds in routes.yaml
+    python scripts/fit_routing.py --examples [--write]  # the examples' thresholds in the declarations
 
 The tool classifier (rag/routing/classifier.py) is one calibrated logistic head per tool plus "none"
 over the query embedding. It is fitted on the public intent messages (../shared/data, CLINC150 and
@@ -16,7 +16,7 @@ tests/data/routing_test.jsonl (reported for figures).
 
 --examples fits, as before the classifier, the per-tool thresholds of the examples' scores (used for
 tools the classifier does not know, or with another embedding model) on 60% of the dev set and stores
-them in routes.yaml with --write.
+them in the tools' declarations (connectors/catalog/) with --write.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from connectors.locations import LocationCatalogue  # noqa: E402
 from rag.routing.classifier import (  # noqa: E402
@@ -45,7 +46,7 @@ from rag.routing.classifier import (  # noqa: E402
     ToolClassifier,
     sigmoid,
 )
-from rag.routing.config import DEFAULT_PATH, RoutingConfig, load_config  # noqa: E402
+from rag.routing.config import RoutingConfig, load_config  # noqa: E402
 from rag.routing.evaluation import format_report, report, split  # noqa: E402
 from rag.routing.router import _CLAUSE, Analysis, Router, decide  # noqa: E402
 from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_rows  # noqa: E402
@@ -282,7 +283,7 @@ async def fit_the_classifier(write: bool, mistakes: bool) -> None:
 
 
 async def fit_the_examples(write: bool) -> None:
-    """The examples' thresholds (no classifier) on the dev set's fit part; routes.yaml with --write."""
+    """The examples' thresholds (no classifier) on the dev set's fit part; the declarations with --write."""
     config = load_config()
     rows = load_rows(DEV)
     async with CachedEmbed() as embed:
@@ -311,20 +312,23 @@ async def fit_the_examples(write: bool) -> None:
         ]
         print(f"\n== dev {part} ({len(pairs)})\n{format_report(report(pairs, config.tools))}")
     if write:
-        write_thresholds(config, DEFAULT_PATH)
-        print(f"\nwrote thresholds to {DEFAULT_PATH}")
+        for path in write_thresholds(config):
+            print(f"wrote thresholds to {path}")
 
 
-def write_thresholds(config: RoutingConfig, path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
+def write_thresholds(config: RoutingConfig) -> list[Path]:
+    """Store the fitted thresholds in each tool's declaration (connectors/catalog/<tool>.py)."""
+    written = []
     for name, route in config.tools.items():
-        block = re.search(rf"(?ms)^  {name}:\n(.*?)(?=^  \w+:\n|^\S|\Z)", text)
-        if block is None:
-            raise SystemExit(f"no block for {name} in {path}")
-        body = re.sub(r"(?m)^    (threshold|keyword_threshold): .*\n", "", block.group(1))
-        body = f"    threshold: {route.threshold}\n    keyword_threshold: {route.keyword_threshold}\n" + body
-        text = text[: block.start(1)] + body + text[block.end(1) :]
-    path.write_text(text, encoding="utf-8")
+        path = ROOT / "connectors" / "catalog" / f"{name}.py"
+        text = path.read_text(encoding="utf-8")
+        for key, value in (("threshold", route.threshold), ("keyword_threshold", route.keyword_threshold)):
+            text, n = re.subn(rf'(?m)^(\s*"{key}": )[0-9.]+,$', rf"\g<1>{value},", text)
+            if n != 1:
+                raise SystemExit(f"no {key} in {path}")
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def main() -> None:

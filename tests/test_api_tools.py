@@ -46,7 +46,13 @@ async def test_catalogue_lists_every_tool_with_its_schema(api) -> None:  # type:
     }
     flight = next(t for t in tools if t["name"] == "flight_search")
     assert {"origin", "destination", "departure_date"} <= set(flight["parameters"]["required"])
-    assert flight["sandbox"] is True and flight["provider"] == "amadeus"
+    assert flight["sandbox"] is True and flight["provider"] == "duffel"
+    assert flight["why"] == "no provider configured"
+    options = {o["name"]: o for o in flight["providers"]}
+    assert list(options) == ["duffel", "amadeus"] and options["duffel"]["current"] is True
+    assert options["duffel"]["keys"] == ["WAYFARER_CONNECTORS__DUFFEL_TOKEN"] and options["duffel"]["signup"]
+    places = next(t for t in tools if t["name"] == "location_search")
+    assert places["provider"] == "catalogue" and places["sandbox"] is False
 
 
 async def test_call_a_tool(api) -> None:  # type: ignore[no-untyped-def]
@@ -97,13 +103,13 @@ async def test_malformed_json_body(api) -> None:  # type: ignore[no-untyped-def]
 async def test_upstream_failure_is_a_clear_error_and_the_service_recovers(api) -> None:  # type: ignore[no-untyped-def]
     live = api.app[keys.TOOLS].sandbox_runner.app[FAULTS]
     live.error_rate = 1.0
-    resp = await api.post("/v1/tools/location_search", json={"keyword": "Rome"})
+    resp = await api.post("/v1/tools/activity_search", json={"city": "Rome"})
     assert await error_code(resp, 503) == "provider_unavailable"
     live.error_rate, live.quota_exceeded = 0.0, True
-    resp = await api.post("/v1/tools/location_search", json={"keyword": "Rome"})
+    resp = await api.post("/v1/tools/activity_search", json={"city": "Rome"})
     assert await error_code(resp, 429) == "provider_rate_limited"
     live.quota_exceeded = False
-    assert (await api.post("/v1/tools/location_search", json={"keyword": "Rome"})).status == 200
+    assert (await api.post("/v1/tools/activity_search", json={"city": "Rome"})).status == 200
 
 
 async def test_tool_results_are_learned_and_recalled_per_user(api) -> None:  # type: ignore[no-untyped-def]

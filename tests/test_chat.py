@@ -33,7 +33,7 @@ async def test_flight_then_a_hotel_there_for_those_dates(client) -> None:  # typ
     day = ahead(40)
     first = await say(client, "lee", f"Find flights from London to Tokyo on {day.isoformat()}")
     [call] = first["tool_calls"]
-    assert call["name"] == "flight_search" and call["provider"] == "amadeus" and call["results"] > 0
+    assert call["name"] == "flight_search" and call["provider"] == "duffel" and call["results"] > 0
     assert call["from_index"] is False and call["ingested"] == min(5, call["results"])
     assert any(
         s["kind"] == "flight_offer" and s["source"] == "live" and s["fetched_at"] for s in first["sources"]

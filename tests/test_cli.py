@@ -269,8 +269,11 @@ def test_tools_call_by_hand(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["sandbox"] is True and out["results"] and out["params"]["destination"] == "ROM"
-    listed = json.loads(wayfarer("tools", "list", cwd=tmp_path).stdout)
-    assert len(listed) == 7
+    listed = json.loads(wayfarer("tools", "list", "--json", cwd=tmp_path).stdout)
+    assert len(listed) == 7 and {t["provider"] for t in listed} >= {"catalogue"}
+    table = wayfarer("tools", "list", cwd=tmp_path).stdout
+    assert "flight_search: duffel (offline sandbox, synthetic data)" in table
+    assert "set WAYFARER_CONNECTORS__DUFFEL_TOKEN" in table
     bad = wayfarer(
         "tools", "call", "hotel_search", '{"city": "Zzyzxville", "check_in": "2099-01-01"}', cwd=tmp_path
     )

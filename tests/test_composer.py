@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from connectors.catalog import TOOLS
 from rag.chat.composer import (
     Answer,
     Passage,
@@ -307,7 +308,7 @@ def test_other_languages_lead_and_source_in_their_words(
     )
     with_hotels = compose(question, found, [hotels], places=["Tokyo"], lang=lang)
     assert with_hotels.text.split("\n")[0] == message(
-        lang, "lead_found", tools=message(lang, "tool.hotel_search")
+        lang, "lead_found", tools=TOOLS["hotel_search"].label(lang)
     )
     assert with_hotels.text.split("\n")[-1] == f"{sources} [1] {hotel}; [2] {guide}"
     check_citations(with_hotels, lang)

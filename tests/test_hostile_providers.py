@@ -1,18 +1,21 @@
 """A hostile or stalling provider, seen through the service's HTTP API: /v1/tools, recall, search, chat.
 
 The real app runs with the in-process sandbox; its faults make the provider send markup, injection
-text, bidi controls, junk codes and NaN prices, or stall.
+text, bidi controls, junk codes and NaN prices, or stall. The rewrites name Amadeus' fields, so the
+tools go to the Amadeus dialect (the contract suite covers every provider's own bodies).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from connectors.amadeus import AmadeusConnector
 from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
 from rag.web import keys
@@ -29,6 +32,8 @@ async def make_api(aiohttp_client, make_settings):  # type: ignore[no-untyped-de
             WAYFARER_INDEX__SEED_ON_START="false",
             WAYFARER_CONNECTORS__MIN_INTERVAL_MS="0",
             WAYFARER_CONNECTORS__BACKOFF_SECONDS="0.01",
+            WAYFARER_CONNECTORS__MODE="sandbox",
+            WAYFARER_CONNECTORS__PROVIDERS=json.dumps(dict.fromkeys(AmadeusConnector.tools, "amadeus")),
             **env,
         )
         return await aiohttp_client(create_app(settings))

@@ -8,16 +8,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import yaml
 from openai import AsyncOpenAI
 
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS
 from rag.chat.composer import Passage, ToolAnswer, compose
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder
 from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, placeholders, tool_label
-from rag.routing.config import DEFAULT_PATH, load_config
+from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
 
@@ -101,13 +100,13 @@ def test_the_catalogue_has_every_key_in_every_language_with_the_same_placeholder
             assert placeholders(template) == placeholders(english[key]), (lang, key)
 
 
-def test_the_catalogue_names_every_tool_and_asks_for_every_required_parameter() -> None:
-    raw = yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))
-    english = catalogue()["en"]
-    for name, route in raw["tools"].items():
-        assert f"tool.{name}" in english, name
-        for param, question in route["ask"].items():
-            assert english[f"ask.{name}.{param}"] == question, (name, param)
+def test_every_tool_is_named_and_asks_for_every_required_parameter_in_every_language() -> None:
+    for name, spec in TOOLS.items():
+        for lang in LANGUAGES:
+            assert spec.labels.get(lang) and spec.result_labels.get(lang), (name, lang)
+            for param in spec.routing["required"]:
+                assert spec.asks.get(lang, {}).get(param) or lang == "en", (name, lang, param)
+                assert spec.ask(lang, param) != param.replace("_", " "), (name, lang, param)
 
 
 def test_messages_fall_back_to_english_and_fill_their_placeholders() -> None:
@@ -115,7 +114,7 @@ def test_messages_fall_back_to_english_and_fill_their_placeholders() -> None:
     assert message("xx", "unknown_place", name="Zzyzx") == (
         "I don't know a place called 'Zzyzx' — which city do you mean?"
     )
-    asks = [message("de", "ask.flight_search.origin"), message("de", "ask.flight_search.departure_date")]
+    asks = [TOOLS["flight_search"].ask("de", "origin"), TOOLS["flight_search"].ask("de", "departure_date")]
     assert message(
         "de", "clarify_tool", what=tool_label("de", "flight_search"), asks=join_list("de", asks)
     ) == ("Für Flüge sag mir bitte, von wo du abfliegst und an welchem Tag du abreisen möchtest.")
@@ -224,9 +223,7 @@ async def router() -> AsyncIterator[Router]:
     async def embed(texts: list[str]) -> list[list[float]]:
         return await emb.embed_documents(texts)
 
-    yield await Router.create(
-        load_config(known_tools=set(TOOLS)), LocationCatalogue.load(), embed, today=lambda: TODAY
-    )
+    yield await Router.create(load_config(), LocationCatalogue.load(), embed, today=lambda: TODAY)
     await emb.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
-from connectors.tools import TOOLS
+from connectors.catalog import TOOLS
 from rag.errors import WayfarerError
 from rag.settings import Settings
 from rag.web import schemas

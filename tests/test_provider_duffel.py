@@ -1,31 +1,30 @@
-"""Duffel for flight_search through the offline sandbox over real HTTP: results, identities, every fault."""
+"""Duffel for flight_search through the offline sandbox over real HTTP: what is Duffel's alone.
+
+Offers of round trips, cabins and ceilings, ids that change per search while identities do not, the
+wire format (gzip, headers, error bodies), unreadable offers. The failures every provider shares are
+tests/test_provider_contract.py.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import gzip
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from connectors.duffel import DuffelConnector
 from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
 from connectors.models import FlightOffer
-from connectors.params import FlightSearchParams, WeatherForecastParams
+from connectors.params import FlightSearchParams
 from connectors.sandbox import FAULTS, create_sandbox_app
 from connectors.sandbox.duffel_api import SANDBOX_TOKEN
-from rag.errors import (
-    ProviderAuthError,
-    ProviderRejectedError,
-    ProviderResponseError,
-    ProviderUnavailableError,
-)
+from rag.errors import ProviderResponseError
 
 TODAY = dt.date.today()
 CATALOGUE = LocationCatalogue.load()
@@ -188,104 +187,11 @@ async def test_wire_format_gzip_and_error_bodies(sandbox: TestServer, session: a
     assert rejected["meta"]["status"] == 422 and rejected["meta"]["request_id"]
 
 
-async def test_wrong_token_is_an_auth_error_not_retried(connect: Connect) -> None:
-    duffel = connect(token="duffel_test_revoked")
-    with pytest.raises(ProviderAuthError, match="Invalid authorization header"):
-        await duffel.call("flight_search", flight(), 5)
-    assert duffel.attempts == 1
-
-
-async def test_too_many_requests_then_success(connect: Connect, sandbox: TestServer) -> None:
-    faults(sandbox, too_many_requests=2)
+async def test_unreadable_offers(connect: Connect, sandbox: TestServer) -> None:
     duffel = connect()
-    assert await offers(duffel, flight())
-    assert duffel.attempts == 3 and sandbox.app[FAULTS].too_many_requests == 0
-
-
-async def test_server_errors_after_bounded_retries(connect: Connect, sandbox: TestServer) -> None:
-    faults(sandbox, error_rate=1.0)
-    duffel = connect()
-    with pytest.raises(ProviderUnavailableError, match="internal_server_error"):
-        await duffel.call("flight_search", flight(), 5)
-    assert duffel.attempts == POLICY.retries + 1
-
-
-async def test_malformed_and_misshapen_bodies(connect: Connect, sandbox: TestServer) -> None:
-    duffel = connect()
-    faults(sandbox, malformed_rate=1.0)
-    with pytest.raises(ProviderResponseError, match="malformed"):
-        await duffel.call("flight_search", flight(), 5)
-    faults(sandbox, malformed_rate=0.0, body_shape="string")
-    with pytest.raises(ProviderResponseError):
-        await duffel.call("flight_search", flight(), 5)
-    faults(sandbox, body_shape=None, rewrite={"total_amount": "NaN"})
+    faults(sandbox, rewrite={"total_amount": "NaN"})
     with pytest.raises(ProviderResponseError, match="cannot read"):
         await duffel.call("flight_search", flight(), 5)
     faults(sandbox, rewrite={"cabin_class": "spaceship", "marketing_carrier_flight_number": "<b>1</b>"})
     with pytest.raises(ProviderResponseError, match="cannot read"):
         await duffel.call("flight_search", flight(), 5)
-    faults(sandbox, rewrite={"cabin_class": "spaceship"})
-    assert all(o.cabin == "ECONOMY" for o in await offers(duffel, flight()))
-
-
-async def test_huge_body_is_refused(connect: Connect) -> None:
-    with pytest.raises(ProviderResponseError, match="larger than 2000 bytes"):
-        await connect(max_bytes=2000).call("flight_search", flight(), 5)
-
-
-async def test_slow_answer_times_out(connect: Connect, sandbox: TestServer) -> None:
-    faults(sandbox, latency_ms=400)
-    quick = RetryPolicy(retries=1, backoff=0.01, timeout=0.1, max_backoff=0.05)
-    with pytest.raises(ProviderUnavailableError, match="did not answer"):
-        await connect(policy=quick).call("flight_search", flight(), 5)
-
-
-async def test_params_duffel_refuses_are_rejected_with_its_detail(connect: Connect) -> None:
-    unknown = flight().model_copy(update={"destination": "QQQ"})
-    with pytest.raises(ProviderRejectedError) as caught:
-        await connect().call("flight_search", unknown, 5)
-    assert "'QQQ' is not a valid IATA airport or city code" in str(caught.value)
-    assert "/data/slices/0/destination" in str(caught.value)
-
-
-async def test_only_flight_search(connect: Connect) -> None:
-    weather = WeatherForecastParams.model_validate(
-        {"city": "Lisbon"}, context={"catalogue": CATALOGUE, "today": TODAY}
-    )
-    with pytest.raises(ProviderUnavailableError, match="does not serve"):
-        await connect().call("weather_forecast", weather, 5)
-
-
-Reply = Callable[[web.Request], Awaitable[web.Response]]
-
-
-async def _hostile(aiohttp_server: Any, reply: Reply) -> TestServer:
-    app = web.Application()
-    app.router.add_post("/air/offer_requests", reply)
-    server: TestServer = await aiohttp_server(app)
-    return server
-
-
-@pytest.mark.parametrize(
-    ("status", "body", "content_type", "error"),
-    [
-        (200, "<html><body>Welcome to the captive portal</body></html>", "text/html", ProviderResponseError),
-        (201, "OK", "text/plain", ProviderResponseError),
-        (502, "<html><h1>502 Bad Gateway</h1></html>", "text/html", ProviderUnavailableError),
-        (403, "<html>Forbidden by the proxy</html>", "text/html", ProviderAuthError),
-    ],
-)
-async def test_hostile_upstream_pages(
-    aiohttp_server: Any,
-    connect: Connect,
-    status: int,
-    body: str,
-    content_type: str,
-    error: type[Exception],
-) -> None:
-    async def reply(request: web.Request) -> web.Response:
-        return web.Response(status=status, text=body, content_type=content_type)
-
-    server = await _hostile(aiohttp_server, reply)
-    with pytest.raises(error):
-        await connect(base=str(server.make_url(""))).call("flight_search", flight(), 5)

@@ -1,7 +1,8 @@
-"""LiteAPI for hotel_search, through the sandbox's LiteAPI dialect over real HTTP.
+"""LiteAPI for hotel_search, through the sandbox's LiteAPI dialect over real HTTP: what is LiteAPI's alone.
 
-Results, identities that survive LiteAPI's per-search offer ids, the error body mapped to our codes,
-retries on 429 and 5xx, a wrong key, malformed, oversized and HTML bodies, and a refused request.
+Priced rooms from the two-step search (the city's hotels, then their rates), the price ceiling,
+identities that survive LiteAPI's per-search offer ids, its dialect and error bodies. The failures
+every provider shares are tests/test_provider_contract.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from connectors.http import RetryPolicy
@@ -22,12 +22,6 @@ from connectors.models import HotelOffer
 from connectors.params import HotelSearchParams
 from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
 from connectors.sandbox.liteapi_api import API_KEY, HOTELS_PATH, RATES_PATH
-from rag.errors import (
-    ProviderAuthError,
-    ProviderRejectedError,
-    ProviderResponseError,
-    ProviderUnavailableError,
-)
 
 POLICY = RetryPolicy(retries=2, backoff=0.01, timeout=10.0, max_backoff=0.05)
 Server = Callable[..., Awaitable[TestServer]]
@@ -127,88 +121,6 @@ async def test_identities_are_stable_though_offer_ids_change(
     assert ids[0] and set(ids[0]).isdisjoint(ids[1])
 
 
-async def test_wrong_key_is_an_auth_error(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    conn = connector(sandbox, session, places, key="revoked")
-    with pytest.raises(ProviderAuthError, match="authentication failed"):
-        await conn.call("hotel_search", params(places), 5)
-    assert conn.attempts == 1  # a 401 is not retried
-
-
-async def test_429_is_retried_until_it_passes(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    faults(sandbox).too_many_requests = 2
-    conn = connector(sandbox, session, places)
-    offers = await conn.call("hotel_search", params(places), 5)
-    assert offers and faults(sandbox).too_many_requests == 0
-    assert conn.attempts == 4  # two 429s, then the hotel list and the rates
-
-
-async def test_server_errors_become_unavailable_after_retries(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    faults(sandbox).error_rate = 1.0
-    conn = connector(sandbox, session, places)
-    with pytest.raises(ProviderUnavailableError, match="internal server error"):
-        await conn.call("hotel_search", params(places), 5)
-    assert conn.attempts == POLICY.retries + 1
-
-
-@pytest.mark.parametrize("fault", [{"malformed_rate": 1.0}, {"body_shape": "list"}, {"body_shape": "nested"}])
-async def test_malformed_bodies_are_response_errors(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue, fault: dict[str, Any]
-) -> None:
-    for name, value in fault.items():
-        setattr(faults(sandbox), name, value)
-    with pytest.raises(ProviderResponseError):
-        await connector(sandbox, session, places).call("hotel_search", params(places), 5)
-
-
-async def test_a_huge_body_is_refused(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    conn = connector(sandbox, session, places, max_bytes=2048)
-    with pytest.raises(ProviderResponseError, match="larger than 2048 bytes"):
-        await conn.call("hotel_search", params(places), 5)
-    assert conn.attempts == 1
-
-
-@pytest.mark.parametrize(
-    ("status", "content_type", "error"),
-    [(200, "text/html", ProviderResponseError), (200, "text/plain", ProviderResponseError),
-     (502, "text/html", ProviderUnavailableError)],
-)  # fmt: skip
-async def test_html_and_wrong_content_types(
-    aiohttp_server: Server,
-    session: aiohttp.ClientSession,
-    places: LocationCatalogue,
-    status: int,
-    content_type: str,
-    error: type[Exception],
-) -> None:
-    async def page(request: web.Request) -> web.Response:
-        return web.Response(
-            text="<html><body>Bad gateway</body></html>", status=status, content_type=content_type
-        )
-
-    app = web.Application()
-    app.router.add_get(HOTELS_PATH, page)
-    proxy = await aiohttp_server(app)
-    with pytest.raises(error):
-        await connector(proxy, session, places).call("hotel_search", params(places), 5)
-
-
-async def test_a_refused_request_carries_the_providers_detail(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    conn = connector(sandbox, session, places)
-    with pytest.raises(ProviderRejectedError, match=r"currency XAU is not supported \(4002\)"):
-        await conn.call("hotel_search", params(places, currency="XAU"), 5)
-    assert conn.attempts == 2  # the hotel list, then the refused rates request, not retried
-
-
 async def test_the_dialect_speaks_liteapi(sandbox: TestServer, session: aiohttp.ClientSession) -> None:
     url = sandbox.make_url(HOTELS_PATH)
     async with session.get(url, params={"countryCode": "FR", "cityName": "Paris"}) as resp:
@@ -240,17 +152,3 @@ def test_describe_error_reads_liteapi_bodies() -> None:
     assert describe_error(429, {"error": {"code": 429, "message": "request quota exceeded"}}).quota
     assert describe_error(502, "<html>").message == "HTTP 502"
     assert describe_error(403, {"message": "Forbidden"}).message == "Forbidden"
-
-
-async def test_other_tools_are_not_served(
-    sandbox: TestServer, session: aiohttp.ClientSession, places: LocationCatalogue
-) -> None:
-    from connectors.params import LocationSearchParams
-
-    conn = connector(sandbox, session, places)
-    assert conn.tools == frozenset({"hotel_search"})
-    other = LocationSearchParams.model_validate(
-        {"keyword": "Paris"}, context={"catalogue": places, "today": dt.date.today()}
-    )
-    with pytest.raises(ProviderUnavailableError):
-        await conn.call("location_search", other, 5)

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
 from rag.routing.config import DEFAULT_PATH, load_config
@@ -41,7 +42,7 @@ async def make_router(embedder: OnnxEmbedder, config: Any = None) -> Router:
     async def embed(texts: list[str]) -> list[list[float]]:
         return await embedder.embed_documents(texts)
 
-    return await Router.create(config or load_config(known_tools=set(TOOLS)), CAT, embed, today=lambda: TODAY)
+    return await Router.create(config or load_config(), CAT, embed, today=lambda: TODAY)
 
 
 async def test_the_issue_example(query_embedder: OnnxEmbedder) -> None:
@@ -113,38 +114,45 @@ async def test_heldout_accuracy_meets_the_targets(query_embedder: OnnxEmbedder) 
     assert rep["exact_match"] >= 0.95 and rep["no_tool_left_alone"] >= 0.97, rep
 
 
-async def test_a_new_tool_needs_only_configuration(query_embedder: OnnxEmbedder, tmp_path: Path) -> None:
-    raw = yaml.safe_load(DEFAULT_PATH.read_text())
-    raw["tools"]["train_search"] = {
-        "description": "Search train tickets between two cities.",
-        "command": "/trains",
-        "keywords": [r"\btrains?\b|\brail\b"],
-        "examples": [
-            "train tickets from Paris to Lyon",
-            "find a train to Milan tomorrow",
-            "rail fares Berlin Munich",
-        ],
-        "required": ["origin", "destination"],
-        "params": {"origin": "origin", "destination": "destination", "date": "start_date"},
-        "ask": {"origin": "where you leave from", "destination": "where you are going"},
-    }
-    path = tmp_path / "routes.yaml"
-    path.write_text(yaml.safe_dump(raw))
-    router = await make_router(query_embedder, load_config(path))
+async def test_a_new_tool_needs_only_its_declaration(query_embedder: OnnxEmbedder) -> None:
+    train = dataclasses.replace(
+        TOOLS["flight_search"],
+        name="train_search",
+        description="Search train tickets between two cities.",
+        routing={
+            "command": "/trains",
+            "keywords": [r"\btrains?\b|\brail\b"],
+            "examples": [
+                "train tickets from Paris to Lyon",
+                "find a train to Milan tomorrow",
+                "rail fares Berlin Munich",
+            ],
+            "required": ["origin", "destination"],
+            "params": {"origin": "origin", "destination": "destination", "date": "start_date"},
+            "ask": {"origin": "where you leave from", "destination": "where you are going"},
+        },
+    )
+    router = await make_router(query_embedder, load_config(tools={**TOOLS, "train_search": train}))
     d = await router.route("book a train from Paris to Milan on May 4")
     assert [(t.name, t.params["destination"]) for t in d.tools] == [("train_search", "MIL")]
+
+
+def override(tool: str, **entry: Any) -> Callable[[dict[str, Any]], None]:
+    """A change to routes.yaml: a tools: override of a declared tool's routing entry."""
+    return lambda raw: raw.setdefault("tools", {}).update({tool: entry})
 
 
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
-        (lambda r: r["tools"]["flight_search"].update(keywords=["(unclosed"]), "unterminated"),
-        (lambda r: r["tools"]["flight_search"]["params"].update(origin="nowhere"), "unknown extractor slots"),
-        (lambda r: r["tools"]["hotel_search"].update(required=["city", "pets"]), "no slot"),
-        (lambda r: r["tools"]["hotel_search"].update(command="hotels"), "must start with /"),
-        (lambda r: r["tools"]["hotel_search"].update(command="/flights"), "share a command"),
-        (lambda r: r["tools"]["hotel_search"].update(suppresses=["teleport"]), "unknown tools"),
-        (lambda r: r.pop("tools"), "tools"),
+        (override("flight_search", keywords=["(unclosed"]), "unterminated"),
+        (override("flight_search", params={"origin": "nowhere"}), "unknown extractor slots"),
+        (override("hotel_search", required=["city", "pets"]), "no slot"),
+        (override("hotel_search", command="hotels"), "must start with /"),
+        (override("hotel_search", command="/flights"), "share a command"),
+        (override("hotel_search", suppresses=["teleport"]), "unknown tools"),
+        (override("hotel_search", description="Hotels."), "declared with the tool"),
+        (lambda r: r.pop("none_examples"), "none_examples"),
     ],
 )
 def test_bad_configuration_is_refused_at_start(tmp_path: Path, change: Any, fragment: str) -> None:
@@ -159,11 +167,11 @@ def test_bad_configuration_is_refused_at_start(tmp_path: Path, change: Any, frag
 
 def test_config_names_only_known_tools(tmp_path: Path) -> None:
     raw = yaml.safe_load(DEFAULT_PATH.read_text())
-    raw["tools"]["teleport"] = raw["tools"]["weather_forecast"] | {"command": "/teleport"}
+    raw["tools"] = {"teleport": {"command": "/teleport"}}
     path = tmp_path / "routes.yaml"
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match="no such tools"):
-        load_config(path, known_tools=set(TOOLS))
+        load_config(path)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
 from rag.routing.classifier import DEFAULT_PATH, NONE, Classification, Thresholds, ToolClassifier, sigmoid
@@ -23,7 +22,7 @@ from rag.routing.router import Router, decide
 from rag.settings import EmbeddingSettings
 
 TODAY = dt.date(2026, 11, 21)
-CONFIG = load_config(known_tools=set(TOOLS))
+CONFIG = load_config()
 CAT = LocationCatalogue.load()
 
 

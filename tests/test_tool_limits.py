@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from connectors.amadeus import AmadeusConnector
 from connectors.factory import ToolSession, open_tools
 from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
@@ -32,7 +33,9 @@ def ahead(days: int) -> str:
 
 
 def fast(**env: str) -> dict[str, str]:
+    """Quick retries, no client-side spacing, and the Amadeus dialect these shapes and tokens are of."""
     return {
+        "WAYFARER_CONNECTORS__PROVIDERS": json.dumps(dict.fromkeys(AmadeusConnector.tools, "amadeus")),
         "WAYFARER_CONNECTORS__MIN_INTERVAL_MS": "0",
         "WAYFARER_CONNECTORS__RATE_LIMIT_PER_SECOND": "1000",
         "WAYFARER_CONNECTORS__BACKOFF_SECONDS": "0.01",

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS, ToolRunner
+from connectors.tools import ToolRunner
 from rag.errors import ToolNotFoundError, ToolValidationError, UnknownLocationError
 
 TODAY = dt.date(2027, 3, 10)

@@ -210,7 +210,7 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     assert " ".join(seen["clipboard"].split()) == " ".join(seen["text"].split())
     assert seen["excerpt_hidden_before"] and seen["excerpt"]
     [call] = seen["tool_calls"]
-    assert call.startswith("flight_search via amadeus") and "results" in call
+    assert call.startswith("flight_search via duffel") and "results" in call
     assert any("flight_offer" in s and "live" in s and "sandbox data" in s for s in seen["live_sources"])
     assert "sandbox" in seen["second_text"]
     # Markdown is rendered, not shown raw.

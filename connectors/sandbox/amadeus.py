@@ -17,6 +17,7 @@ from connectors.sandbox.errors import (
     INVALID_PROPERTY_CODE,
     NOTHING_FOUND_FOR_CITY,
     AmadeusError,
+    TokenError,
     amadeus_error,
 )
 from connectors.sandbox.keys import CATALOGUE, FAULTS, TOKENS
@@ -42,6 +43,8 @@ def not_found(detail: str) -> AmadeusError:
 async def token(request: web.Request) -> web.Response:
     form = {k: str(v) for k, v in (await request.post()).items()}
     client_id, _ = validate_grant(form)
+    if client_id in request.app[FAULTS].revoked_keys:
+        raise TokenError(401, "invalid_client", "Client credentials are invalid")
     ttl = request.app[FAULTS].token_ttl_seconds
     access_token = request.app[TOKENS].issue(client_id, ttl)
     return web.json_response(

@@ -6,7 +6,8 @@ and its offers), https://duffel.com/docs/api/offers (the offer: total_amount/tot
 of segments with marketing_carrier, marketing_carrier_flight_number, departing_at/arriving_at in local time)
 and https://duffel.com/docs/api/overview/errors (``{"errors": [{type, code, title, message,
 documentation_url, source}], "meta": {status, request_id}}``). Every answer carries ``ratelimit-limit``,
-``ratelimit-remaining`` and ``ratelimit-reset``; a 429 adds ``Retry-After``.
+``ratelimit-remaining`` and ``ratelimit-reset``; a 429 adds ``Retry-After`` (or, with the fault
+``rate_limit_headers='ratelimit'``, moves ``ratelimit-reset`` to when the client may come back).
 
 The offers are the sandbox's Amadeus flight offers (connectors/sandbox/offers.py, same seed, same flights
 and prices) rewritten into Duffel's shape by connectors/sandbox/duffel_offers.py. Offer and request ids
@@ -18,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import email.utils
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -102,7 +104,16 @@ def _rate_headers(state: DuffelState) -> dict[str, str]:
     }
 
 
-def _check_headers(request: web.Request) -> None:
+def _wait(faults: SandboxFaults) -> dict[str, str]:
+    """A 429's word on when to come back: Retry-After, or ratelimit-reset as Duffel writes it (an HTTP
+    date, rounded up to the whole second so that it is never earlier than the wait asked for)."""
+    if faults.rate_limit_headers == "retry-after":
+        return {"ratelimit-remaining": "0", **faults.rate_limit_hint()}
+    reset = email.utils.formatdate(math.ceil(time.time() + faults.retry_after_seconds), usegmt=True)
+    return {"ratelimit-remaining": "0", "ratelimit-reset": reset}
+
+
+def _check_headers(request: web.Request, faults: SandboxFaults) -> None:
     authorization = request.headers.get("Authorization", "")
     if not authorization.strip():
         raise DuffelError(
@@ -113,6 +124,14 @@ def _check_headers(request: web.Request) -> None:
             "The 'Authorization' header needs to be set and contain a valid API token.",
         )
     scheme, _, value = authorization.strip().partition(" ")
+    if value.strip() in faults.revoked_keys:
+        raise DuffelError(
+            401,
+            "authentication_error",
+            "invalid_authorization_header",
+            "Invalid authorization header",
+            "The access token has been revoked.",
+        )
     if scheme != "Bearer" or value.strip() != SANDBOX_TOKEN:
         raise DuffelError(
             401,
@@ -136,10 +155,10 @@ async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -
     headers = _rate_headers(request.app[STATE])
     request_id = token("duffel-request", request.app[STATE].window_start, request.app[STATE].window_count)
     try:
-        _check_headers(request)
+        _check_headers(request, faults)
         if faults.too_many_requests > 0:
             faults.too_many_requests -= 1
-            headers.update({"ratelimit-remaining": "0", "Retry-After": "1"})
+            headers.update(_wait(faults))
             raise DuffelError(
                 429,
                 "rate_limit_error",

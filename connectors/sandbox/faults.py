@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 BodyShape = Literal["list", "string", "number", "null", "nested"]
+RateLimitHeaders = Literal["retry-after", "ratelimit"]
 
 
 class SandboxFaults(BaseModel):
@@ -22,7 +23,25 @@ class SandboxFaults(BaseModel):
     )
     error_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="share of API requests answered 500")
     too_many_requests: int = Field(
-        default=0, ge=0, description="the next N Amadeus API requests answer 429 (38194)"
+        default=0, ge=0, description="the next N API requests answer 429, in each provider's words"
+    )
+    retry_after_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        le=3600,
+        description="how long each 429 asks the client to wait (whole seconds as the RFCs write them; a "
+        "fraction is sent as a decimal, which keeps tests short)",
+    )
+    rate_limit_headers: RateLimitHeaders = Field(
+        default="retry-after",
+        description="how a 429 says when to come back: Retry-After, or the RateLimit-Limit, -Remaining "
+        "and -Reset fields (Duffel's reset is an HTTP date). Amadeus and Open-Meteo send neither, as the "
+        "real ones do not",
+    )
+    revoked_keys: list[str] = Field(
+        default_factory=list,
+        description="API keys, tokens and Amadeus client ids refused as revoked: each dialect's 401 "
+        "(an Amadeus client gets no token; tokens already issued run until they expire)",
     )
     quota_exceeded: bool = Field(default=False, description="every Amadeus API request answers 429 (38195)")
     malformed_rate: float = Field(
@@ -40,6 +59,13 @@ class SandboxFaults(BaseModel):
     )
     token_ttl_seconds: int = Field(default=1799, ge=0, description="expires_in of newly issued tokens")
     seed: int = Field(default=0, description="seeds the error_rate / malformed_rate draws")
+
+    def rate_limit_hint(self) -> dict[str, str]:
+        """The headers of a 429 that say when to come back, as ``rate_limit_headers`` chooses."""
+        wait = f"{self.retry_after_seconds:g}"
+        if self.rate_limit_headers == "ratelimit":
+            return {"RateLimit-Limit": "60", "RateLimit-Remaining": "0", "RateLimit-Reset": wait}
+        return {"Retry-After": wait}
 
 
 class FaultDice:

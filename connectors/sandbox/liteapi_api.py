@@ -60,17 +60,20 @@ def install(app: web.Application) -> None:
 
 
 async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
-    """LiteAPI's dialect: X-API-Key, 429 with Retry-After, 500s, and its error body on every failure."""
+    """LiteAPI's dialect: X-API-Key, 429 with its wait, 500s, and its error body on every failure."""
     from connectors.sandbox.app import _malformed, _tamper  # app.py installs this module
 
     try:
-        if request.headers.get("X-API-Key") != API_KEY:
+        key = request.headers.get("X-API-Key")
+        if key != API_KEY:
             raise LiteApiError(401, 401, "authentication failed", "missing or invalid API key")
+        if key in faults.revoked_keys:
+            raise LiteApiError(401, 401, "authentication failed", "this API key has been revoked")
         if faults.quota_exceeded:
             raise LiteApiError(429, 429, "request quota exceeded for this API key")
         if faults.too_many_requests > 0:
             faults.too_many_requests -= 1
-            return LiteApiError(429, 429, "too many requests").response({"Retry-After": "1"})
+            return LiteApiError(429, 429, "too many requests").response(faults.rate_limit_hint())
         if request.app[DICE].roll(faults, faults.error_rate):
             raise LiteApiError(500, 500, "internal server error")
         response = await handler(request)

@@ -13,6 +13,7 @@ from multidict import MultiMapping
 from connectors.sandbox import geocoding, weather
 from connectors.sandbox.errors import OpenMeteoError
 from connectors.sandbox.geo import zone
+from connectors.sandbox.keys import FAULTS
 from connectors.sandbox.params import parse_date
 from connectors.sandbox.rng import unit
 
@@ -63,7 +64,19 @@ def _choice(query: MultiMapping[str], keys: tuple[str, ...], options: tuple[str,
     return default
 
 
+def _rate_limit(request: web.Request) -> None:
+    """Open-Meteo's 429: its usual body, no Retry-After (the real API sends none either).
+
+    Checked by the handlers because the middleware's Open-Meteo branch (app.py) has no rate limits.
+    """
+    faults = request.app[FAULTS]
+    if faults.too_many_requests > 0:
+        faults.too_many_requests -= 1
+        raise OpenMeteoError("Minutely API request limit exceeded. Please try again in one minute.", 429)
+
+
 async def geocoding_search(request: web.Request) -> web.Response:
+    _rate_limit(request)
     q = request.query
     name = q.get("name", "")
     count = _int(q, "count", 10, 1, 100, "Parameter count must be between 1 and 100.")
@@ -124,6 +137,7 @@ def _dates(q: MultiMapping[str], local_today: dt.date) -> list[dt.date]:
 
 
 async def forecast(request: web.Request) -> web.Response:
+    _rate_limit(request)
     q = request.query
     lat = _float(q, "latitude", -90, 90, "Latitude")
     lon = _float(q, "longitude", -180, 180, "Longitude")

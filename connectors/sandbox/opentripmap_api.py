@@ -58,17 +58,20 @@ def install(app: web.Application) -> None:
 
 
 async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
-    """OpenTripMap's dialect: apikey in the query, 429 with Retry-After, 500s, ``{"error": ...}`` bodies."""
+    """OpenTripMap's dialect: apikey in the query, 429 with its wait, 500s, ``{"error": ...}`` bodies."""
     from connectors.sandbox.app import _malformed, _tamper  # app.py installs this module
 
     try:
-        if request.query.get("apikey") != API_KEY:
+        key = request.query.get("apikey")
+        if key != API_KEY:
             raise OpenTripMapError(401, "Unknown API key")
+        if key in faults.revoked_keys:
+            raise OpenTripMapError(401, "API key revoked")
         if faults.quota_exceeded:
             raise OpenTripMapError(429, "Daily request limit exceeded for this API key")
         if faults.too_many_requests > 0:
             faults.too_many_requests -= 1
-            return OpenTripMapError(429, "Too Many Requests").response({"Retry-After": "1"})
+            return OpenTripMapError(429, "Too Many Requests").response(faults.rate_limit_hint())
         if request.app[DICE].roll(faults, faults.error_rate):
             raise OpenTripMapError(500, "Internal Server Error")
         response = await handler(request)

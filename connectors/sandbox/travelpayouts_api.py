@@ -3,7 +3,7 @@
 Paths, as the Data API serves them: GET /aviasales/v3/get_latest_prices (prices found in the last 48
 hours from an origin, many per destination) and GET /v2/prices/month-matrix (one price a day for a
 route and a month). The token goes in ``X-Access-Token`` (or ``?token=``); every answer is the
-``{"success", "data", "error"}`` envelope, errors included (401, 400, 404, 429 with Retry-After, 500).
+``{"success", "data", "error"}`` envelope, errors included (401, 400, 404, 429 with its wait, 500).
 Prices are the sandbox's own cheapest economy fares (connectors/sandbox/offers.py), so the same
 request gives the same fares; ``found_at`` is up to 47 hours before the current hour, as a cache's is.
 """
@@ -62,11 +62,11 @@ def install(app: web.Application) -> None:
 
 async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
     token = request.headers.get("X-Access-Token") or request.query.get("token")
-    if token != SANDBOX_TOKEN:
+    if token != SANDBOX_TOKEN or token in faults.revoked_keys:
         return respond_error(401, "Unauthorized")
     if faults.too_many_requests > 0:
         faults.too_many_requests -= 1
-        return respond_error(429, "Too Many Requests", {"Retry-After": "1"})
+        return respond_error(429, "Too Many Requests", faults.rate_limit_hint())
     if request.app[DICE].roll(faults, faults.error_rate):
         return respond_error(500, "Internal Server Error")
     try:

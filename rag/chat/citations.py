@@ -13,15 +13,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from connectors.catalog import spec_of_kind
 from connectors.models import Result
-from connectors.tools import TOOLS
 from rag.chat.sentences import escape_markdown, section
-from rag.i18n import catalogue, message
+from rag.i18n import message
 
 Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
-_TOOL_OF_KIND: dict[str, str] = {spec.kind: name for name, spec in TOOLS.items()}
 
 
 def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,6 +36,7 @@ def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]
             "fetched_at": payload.get("fetched_at_iso"),
             "sandbox": bool(payload.get("sandbox", False)),
             "indicative": bool(payload.get("indicative", False)),
+            "attribution": payload.get("attribution"),
         }
     return {
         "id": str(payload.get("document_id", point_id)),
@@ -48,6 +48,7 @@ def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]
         "fetched_at": None,
         "sandbox": False,
         "indicative": False,
+        "attribution": None,
     }
 
 
@@ -63,6 +64,7 @@ def live_source(result: Result) -> dict[str, Any]:
         "fetched_at": result.fetched_at.isoformat(),
         "sandbox": result.sandbox,
         "indicative": bool(getattr(result, "indicative", False)),
+        "attribution": result.attribution,
     }
 
 
@@ -88,18 +90,42 @@ def label(lang: str, source: Mapping[str, Any]) -> str:
         if title and head:
             return f"{title} — {head}"
         return title or head or str(source.get("id", ""))
-    table = catalogue().get(lang, catalogue()["en"])
-    tool = _TOOL_OF_KIND.get(str(source.get("kind", "")), "")
-    parts = [table.get(f"result.{tool}", str(source.get("kind", "")).replace("_", " "))]
-    if source.get("provider"):
-        parts.append(str(source["provider"]))
-    if source.get("fetched_at"):
-        at = str(source["fetched_at"])[:16].replace("T", " ") + " UTC"
+    at = str(source["fetched_at"])[:16].replace("T", " ") + " UTC" if source.get("fetched_at") else None
+    return live_label(
+        lang,
+        str(source.get("kind", "")),
+        source.get("provider"),
+        at,
+        sandbox=bool(source.get("sandbox")),
+        indicative=bool(source.get("indicative")),
+        attribution=source.get("attribution"),
+    )
+
+
+def live_label(
+    lang: str,
+    kind: str,
+    provider: str | None,
+    at: str | None,
+    *,
+    sandbox: bool = False,
+    indicative: bool = False,
+    attribution: str | None = None,
+) -> str:
+    """ "<result kind>, <provider>, fetched <at>[, sandbox data][, indicative price][, <attribution>]":
+    the attribution is what the provider's terms ask an answer to carry (Open-Meteo's licence)."""
+    spec = spec_of_kind(kind)
+    parts = [spec.result_label(lang) if spec else kind.replace("_", " ")]
+    if provider:
+        parts.append(provider)
+    if at:
         parts.append(message(lang, "source_fetched", at=at))
-    if source.get("sandbox"):
+    if sandbox:
         parts.append(message(lang, "source_sandbox"))
-    if source.get("indicative"):
+    if indicative:
         parts.append(message(lang, "source_indicative"))
+    if attribution:
+        parts.append(attribution)
     return ", ".join(parts)
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from connectors.catalog import TOOLS
+from rag.chat.citations import live_label
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
 from rag.chat.vocabulary import GENERAL_TOPICS
@@ -68,6 +70,7 @@ class ToolAnswer:
     code: str | None = None  # the error's stable code, for saying it in the traveller's language
     provider: str | None = None
     ids: list[str] = field(default_factory=list)  # each result's identity, parallel to ``results``
+    attribution: str | None = None  # what the provider's terms ask the answer to carry
 
 
 @dataclass
@@ -200,7 +203,15 @@ def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: _Citations) -> l
             else:
                 head = message(lang, "tool_results", tool=label)
             lines = [_capital(head)]
-            source = _result_label(lang, t)
+            source = live_label(
+                lang,
+                TOOLS[t.name].kind if t.name in TOOLS else t.name,
+                t.provider,
+                t.fetched_at,
+                sandbox=t.sandbox,
+                indicative=t.indicative,
+                attribution=t.attribution,
+            )
             for ri, r in enumerate(t.results):
                 n = cites.cite(("result", ti, ri), ("result", ti, ri), r, source)
                 lines.append(f"- {escape_markdown(r)} [{n}]")
@@ -208,21 +219,6 @@ def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: _Citations) -> l
         else:
             blocks.append(message(lang, "no_results", tool=label))
     return blocks
-
-
-def _result_label(lang: str, t: ToolAnswer) -> str:
-    """ "<tool label>, <provider>, fetched <time>[, sandbox data][, indicative price]"."""
-    table = catalogue().get(lang, catalogue()["en"])
-    parts = [table.get(f"result.{t.name}", t.name.replace("_", " "))]
-    if t.provider:
-        parts.append(t.provider)
-    if t.fetched_at:
-        parts.append(message(lang, "source_fetched", at=t.fetched_at))
-    if t.sandbox:
-        parts.append(message(lang, "source_sandbox"))
-    if t.indicative:
-        parts.append(message(lang, "source_indicative"))
-    return ", ".join(parts)
 
 
 def _passage_label(p: Passage) -> str:

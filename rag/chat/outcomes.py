@@ -75,6 +75,7 @@ def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
         fetched_at=fetched.strftime("%Y-%m-%d %H:%M UTC") if fetched else None,
         provider=o.call.provider,
         ids=[r.identity for r in shown],
+        attribution=next((r.attribution for r in shown if r.attribution), None),
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from connectors.tools import TOOLS
+from connectors.catalog import TOOLS
 from rag.chat.answers import finish
 from rag.chat.citations import cite_written, numbered, sources_line
 from rag.chat.composer import Passage, ToolAnswer, chunks, compose, is_comparison, passage_from_payload

@@ -36,9 +36,12 @@ def message(lang: str, key: str, **kwargs: object) -> str:
 
 
 def tool_label(lang: str, tool: str) -> str:
-    """A tool's results as said to a traveller ("flights", "vuelos"); the tool's name if unknown."""
-    table = catalogue()
-    return table.get(lang, table["en"]).get(f"tool.{tool}", tool.replace("_", " "))
+    """A tool's results as said to a traveller ("flights", "vuelos"), from its declaration; the tool's
+    name if unknown."""
+    from connectors.catalog import TOOLS
+
+    spec = TOOLS.get(tool)
+    return spec.label(lang) if spec else tool.replace("_", " ")
 
 
 def join_list(lang: str, items: Sequence[str]) -> str:

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import time
 import uuid
 from collections.abc import Sequence
@@ -21,17 +22,10 @@ from typing import Any
 
 import pydantic
 
+from connectors.base import Terms
+from connectors.catalog import spec_of_kind
 from connectors.locations import LocationCatalogue
-from connectors.models import (
-    Activity,
-    CheapestDate,
-    FlightOffer,
-    HotelOffer,
-    Inspiration,
-    Location,
-    Result,
-    WeatherDay,
-)
+from connectors.models import Activity, FarePoint, FlightOffer, HotelOffer, Location, Result, WeatherDay
 from connectors.params import ToolParams
 from connectors.tools import ToolCall
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
@@ -43,15 +37,12 @@ from rag.store.base import Filter, Hit, Point, VectorStore
 logger = logging.getLogger(__name__)
 
 LIVE_NAMESPACE = uuid.UUID("0b7a9c1e-4d2f-5e6a-8b9c-0d1e2f3a4b5c")
-KIND_MODELS: dict[str, type[Result]] = {
-    "flight_offer": FlightOffer,
-    "hotel_offer": HotelOffer,
-    "activity": Activity,
-    "location": Location,
-    "weather": WeatherDay,
-    "inspiration": Inspiration,
-    "cheapest_date": CheapestDate,
-}
+
+
+def result_model(kind: str) -> type[Result] | None:
+    """The declared result model of a stored result's kind (connectors/catalog/)."""
+    spec = spec_of_kind(kind)
+    return spec.result if spec else None
 
 
 def live_point_id(scope: str, identity: str) -> str:
@@ -94,8 +85,19 @@ class LiveIngestor:
         self._settings = settings
         self.totals = LiveCounts()
 
-    def ttl(self, kind: str) -> int:
-        return self._settings.freshness.get(kind, 3600)
+    def ttl(self, kind: str, terms: Terms | None = None) -> int:
+        """Seconds a result of ``kind`` stays current: the settings' override, else its tool's declared
+        freshness, shortened by the provider's terms (``max_age``)."""
+        spec = spec_of_kind(kind)
+        seconds = self._settings.freshness.get(kind) or (spec.freshness if spec else 3600)
+        if terms is not None and terms.max_age is not None:
+            seconds = min(seconds, terms.max_age)
+        return seconds
+
+    def _left(self, result: Result, terms: Terms) -> float:
+        """Seconds the result may still be stored and answered from: its freshness counts from when it
+        was fetched (a cached fare's from when it was found), so an already stale one gets none."""
+        return result.fetched_at.timestamp() + self.ttl(result.kind, terms) - time.time()
 
     async def ingest(self, call: ToolCall, scope: str, req_key: str) -> LiveCounts:
         """Write the call's top results (deduplicated) and index the request; safe to run concurrently."""
@@ -109,19 +111,26 @@ class LiveIngestor:
         ``rewrite`` writes unchanged results too, renewing their freshness (a scheduled refresh).
         """
         counts = LiveCounts()
-        to_write: list[tuple[Result, str, str, str]] = []  # result, tool, scope, added|updated
+        to_write: list[tuple[Result, ToolCall, str, str]] = []  # result, call, scope, added|updated
         # Keys this call set, each with the value it wrote: a key must never claim a version whose
         # point was not written, or that result is skipped (never indexed, never recalled) until it expires.
         taken: list[tuple[str, str]] = []
         try:
             for call, scope, _ in items:
+                if not call.terms.store:  # the provider's terms do not allow keeping its results
+                    counts.skipped += len(call.results[: self._settings.top_n])
+                    continue
                 for result in call.results[: self._settings.top_n]:
+                    left = self._left(result, call.terms)
+                    if left <= 0:  # stale already (an old cached fare): never answered from the index
+                        counts.skipped += 1
+                        continue
+                    ttl = max(1, math.ceil(left))
                     key = f"live:{scope}:{result.identity}"
                     value = json.dumps({"version": version(result)})
-                    ttl = self.ttl(result.kind)
                     if await self._kv.set_if_absent(key, value, ttl):
                         taken.append((key, value))
-                        to_write.append((result, call.tool, scope, "added"))
+                        to_write.append((result, call, scope, "added"))
                         continue
                     existing = await self._kv.get(key)
                     if (
@@ -133,8 +142,8 @@ class LiveIngestor:
                         continue
                     taken.append((key, value))
                     await self._kv.set(key, value, ttl)  # a new price or forecast: update the point in place
-                    to_write.append((result, call.tool, scope, "updated"))
-            await self._write([(r, tool, scope) for r, tool, scope, _ in to_write])
+                    to_write.append((result, call, scope, "updated"))
+            await self._write([(r, call, scope) for r, call, scope, _ in to_write])
         except BaseException:  # a KV or index error, or a cancelled request: let the next caller write them
             await self._release(taken)
             raise
@@ -142,8 +151,9 @@ class LiveIngestor:
         counts.updated = sum(1 for *_, how in to_write if how == "updated")
         for call, scope, req_key in items:
             top = call.results[: self._settings.top_n]
-            if top:
-                ttl = min(self.ttl(r.kind) for r in top)
+            # Answer the request again from the index only if all of its results are stored.
+            if top and call.terms.store and all(self._left(r, call.terms) > 0 for r in top):
+                ttl = max(1, math.ceil(min(self._left(r, call.terms) for r in top)))
                 now = time.time()
                 index = {
                     "ids": [live_point_id(scope, r.identity) for r in top],
@@ -164,7 +174,7 @@ class LiveIngestor:
             except Exception:
                 logger.warning("could not release live key %s; it expires with its TTL", key, exc_info=True)
 
-    async def _write(self, results: Sequence[tuple[Result, str, str]]) -> None:
+    async def _write(self, results: Sequence[tuple[Result, ToolCall, str]]) -> None:
         if not results:
             return
         # Rendering, BM25 and payloads are Python work: off the event loop, so requests keep flowing.
@@ -177,12 +187,12 @@ class LiveIngestor:
         await self._store.upsert(points)
 
     def _prepare(
-        self, results: Sequence[tuple[Result, str, str]]
+        self, results: Sequence[tuple[Result, ToolCall, str]]
     ) -> tuple[list[str], list[SparseVector], list[dict[str, Any]]]:
         texts = [self._text(r) for r, _, _ in results]
         sparse = [self._sparse.encode_document(t) for t in texts]
         payloads = [
-            self._payload(r, tool, scope, t) for (r, tool, scope), t in zip(results, texts, strict=True)
+            self._payload(r, call, scope, t) for (r, call, scope), t in zip(results, texts, strict=True)
         ]
         return texts, sparse, payloads
 
@@ -195,17 +205,17 @@ class LiveIngestor:
             text += " (sandbox data, not a real offer)"
         return text
 
-    def _payload(self, r: Result, tool: str, scope: str, text: str) -> dict[str, Any]:
+    def _payload(self, r: Result, call: ToolCall, scope: str, text: str) -> dict[str, Any]:
         fetched = r.fetched_at.timestamp()
         payload: dict[str, Any] = {
             "source": "live",
             "kind": r.kind,
-            "tool": tool,
+            "tool": call.tool,
             "provider": r.provider,
             "sandbox": r.sandbox,
             "fetched_at": fetched,
             "fetched_at_iso": r.fetched_at.isoformat(),
-            "valid_until": fetched + self.ttl(r.kind),
+            "valid_until": fetched + self.ttl(r.kind, call.terms),
             "user_scope": scope,
             "document_id": f"live:{r.identity}",
             "identity": r.identity,
@@ -213,8 +223,10 @@ class LiveIngestor:
             "text": text,
             "result": r.model_dump(mode="json"),
         }
-        if r.kind in ("inspiration", "cheapest_date"):
+        if getattr(r, "indicative", False):
             payload["indicative"] = True
+        if r.attribution:
+            payload["attribution"] = r.attribution
         price, currency = getattr(r, "price", None), getattr(r, "currency", None)
         if price is not None:
             payload["price"], payload["currency"] = price, currency
@@ -235,7 +247,7 @@ class LiveIngestor:
         elif isinstance(r, Location):
             codes = [c for c in (r.iata, r.city_code) if c]
             city = self._catalogue.city(r.city_code or r.iata) or self._catalogue.city_of_airport(r.iata)
-        elif isinstance(r, Inspiration | CheapestDate):
+        elif isinstance(r, FarePoint):
             codes, city = [r.origin, r.destination], self._catalogue.city(r.destination)
         elif isinstance(r, Activity | WeatherDay) and r.latitude is not None and r.longitude is not None:
             near, km = self._catalogue.nearest_city(r.latitude, r.longitude)
@@ -254,7 +266,7 @@ class LiveIngestor:
 
     def _anywhere(self, r: Result) -> tuple[str | None, str | None]:
         code = None
-        if isinstance(r, FlightOffer | Inspiration | CheapestDate):
+        if isinstance(r, FlightOffer | FarePoint):
             code = r.destination
         elif isinstance(r, HotelOffer):
             code = r.city_code
@@ -281,8 +293,9 @@ class LiveIngestor:
         if not ids or any(i not in hits or float(hits[i].payload.get("valid_until", 0)) <= now for i in ids):
             return None
         try:
+            models = [result_model(str(hits[i].payload["kind"])) for i in ids]
             return [
-                KIND_MODELS[hits[i].payload["kind"]].model_validate(hits[i].payload["result"]) for i in ids
+                m.model_validate(hits[i].payload["result"]) for m, i in zip(models, ids, strict=True) if m
             ]
         except (KeyError, pydantic.ValidationError) as exc:
             # Stored under older or looser rules than today's models: ask the provider again.

@@ -9,8 +9,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from connectors.catalog import TOOLS
 from connectors.params import ToolParams
-from connectors.tools import TOOLS, ToolCall, ToolRunner
+from connectors.tools import ToolCall, ToolRunner
 from rag.background import BackgroundTasks
 from rag.errors import WayfarerError
 from rag.live.ingest import LiveIngestor, request_key
@@ -22,16 +23,6 @@ from rag.store.base import Hit
 
 logger = logging.getLogger(__name__)
 
-# Words in a recall question and the result kinds they ask about. Pure data.
-RECALL_KINDS = [
-    (re.compile(r"\bhotels?\b|\brooms?\b|\bstay\b|accommodation", re.I), "hotel_offer"),
-    (re.compile(r"\bflights?\b|\bfares?\b|\bplanes?\b", re.I), "flight_offer"),
-    (re.compile(r"\bactivit|\btours?\b|excursion|\bclass", re.I), "activity"),
-    (re.compile(r"\bweather\b|forecast|\brain\b", re.I), "weather"),
-    (re.compile(r"\bairports?\b|\bcodes?\b", re.I), "location"),
-    (re.compile(r"\bdestinations?\b|\bideas?\b", re.I), "inspiration"),
-    (re.compile(r"\bdates?\b|\bwhen\b", re.I), "cheapest_date"),
-]
 RECALL_QUESTION = re.compile(
     r"(did|have) you (find|found|show|shown|give|suggest)|you (found|showed|gave|suggested|mentioned|listed)"
     r"|(those|that|these|the) (\w+ )?(flights?|hotels?|results?|options?|offers?|tours?) (again|you)"
@@ -44,7 +35,8 @@ def recall_request(message: str) -> tuple[list[str], bool] | None:
     """The result kinds a "what did you find" question is about, and whether it asks for the cheapest."""
     if not RECALL_QUESTION.search(message):
         return None
-    kinds = [kind for pattern, kind in RECALL_KINDS if pattern.search(message)]
+    # Each tool declares the words of a question about its results (connectors/catalog/).
+    kinds = [t.kind for t in TOOLS.values() if re.search(t.recall, message, re.I)]
     return kinds, bool(re.search(r"\bcheap(est|er)?\b|\blowest\b", message, re.I))
 
 

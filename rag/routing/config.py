@@ -1,14 +1,18 @@
-"""The routing configuration (routes.yaml): loaded once at start and validated."""
+"""The routing configuration: each declared tool's routing entry (connectors/catalog/) and routes.yaml
+(the LLM prompt, retrieval and negative keywords, no-tool examples, and optional per-tool overrides),
+loaded once at start and validated."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from connectors.catalog import TOOLS, ToolSpec
 from rag.errors import ConfigError
 
 DEFAULT_PATH = Path(__file__).with_name("routes.yaml")
@@ -46,7 +50,6 @@ def _compile(patterns: list[str]) -> list[re.Pattern[str]]:
 class ToolRoute(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    description: str
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
@@ -135,18 +138,28 @@ class RoutingConfig(BaseModel):
         return self
 
 
-def load_config(path: Path = DEFAULT_PATH, known_tools: set[str] | None = None) -> RoutingConfig:
-    """Read and validate the routing file; every error names the file and what is wrong."""
+def load_config(path: Path = DEFAULT_PATH, tools: Mapping[str, ToolSpec] | None = None) -> RoutingConfig:
+    """Read and validate the routing file with the declared tools' entries (``tools``: the catalogue by
+    default). The file's optional ``tools:`` section overrides keys of a declared tool's entry
+    (thresholds, keywords, ...); every error names the file and what is wrong."""
+    declared = TOOLS if tools is None else tools
     try:
         raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"routing config {path}: {exc}") from exc
+    if not isinstance(raw, dict) or not isinstance(raw.get("tools") or {}, dict):
+        raise ConfigError(f"routing config {path}: a mapping with an optional tools: mapping is expected")
+    overrides: dict[str, Any] = raw.pop("tools", None) or {}
+    unknown = set(overrides) - set(declared)
+    if unknown:
+        raise ConfigError(f"routing config {path}: no such tools {sorted(unknown)} (declare them first)")
+    if any(not isinstance(o, dict) or "description" in o for o in overrides.values()):
+        raise ConfigError(
+            f"routing config {path}: a tool's override is a mapping without description "
+            "(the description is declared with the tool)"
+        )
+    raw["tools"] = {name: {**spec.routing, **overrides.get(name, {})} for name, spec in declared.items()}
     try:
-        config = RoutingConfig.model_validate(raw)
+        return RoutingConfig.model_validate(raw)
     except (ValidationError, re.error) as exc:
         raise ConfigError(f"routing config {path}: {exc}") from exc
-    if known_tools is not None:
-        unknown = set(config.tools) - known_tools
-        if unknown:
-            raise ConfigError(f"routing config {path}: no such tools {sorted(unknown)}")
-    return config

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from connectors.tools import TOOLS
 from rag.embedding.base import Embedder
 from rag.routing.config import load_config
 from rag.routing.router import IntentClassifier, Router
@@ -16,7 +16,7 @@ from rag.settings import Settings
 async def build_router(
     settings: Settings, embedder: Embedder, catalogue: LocationCatalogue, llm_client: Any | None = None
 ) -> Router:
-    config = await asyncio.to_thread(load_config, settings.routing.config, set(TOOLS))
+    config = await asyncio.to_thread(load_config, settings.routing.config)
 
     async def embed(texts: list[str]) -> list[list[float]]:
         # One query each: concurrent messages share model calls through the micro-batcher.

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from rag.i18n import detect_language, join_list, message, tool_label
 from rag.routing.classifier import DEFAULT_PATH as CLASSIFIER_PATH
@@ -426,12 +427,13 @@ class Router:
 
 
 def ask_phrase(lang: str, tool: str, param: str, route: ToolRoute) -> str:
-    """How to ask for a tool's parameter in ``lang``; the routes.yaml question (English) where the
-    catalogue has none."""
-    try:
-        return message(lang, f"ask.{tool}.{param}")
-    except KeyError:
-        return route.ask.get(param, param.replace("_", " "))
+    """How to ask for a tool's parameter in ``lang``: its declaration's question in that language, else
+    the routing entry's (English)."""
+    spec = TOOLS.get(tool)
+    asked = spec.asks.get(lang, {}).get(param) if spec else None
+    if asked:
+        return asked
+    return route.ask.get(param) or (spec.ask("en", param) if spec else param.replace("_", " "))
 
 
 def place_option(place: Any) -> str:

@@ -84,15 +84,23 @@ def build_params(route: ToolRoute, slots: Slots, llm_args: Mapping[str, Any]) ->
     return params
 
 
+# Slots the extractor fills from the message's structure (places, dates, counts): free text never does.
+_STRUCTURED = frozenset(
+    {"origin", "destination", "origin_or_place", "place", "place_name", "start_date", "end_date"}
+    | {"route_destination", "route_pair", "nights", "adults", "children", "infants", "max_price"}
+)
+
+
 def positional(route: ToolRoute, rest: str, slots: Slots, params: dict[str, Any]) -> None:
-    """Command arguments the extractor could not place: numbers in order, then free text for a name."""
+    """Command arguments the extractor could not place: numbers in order, then free text for a name
+    (a city, a keyword, or an argument no structured slot fills, such as a declared tool's code)."""
     numbers = [int(t) for t in rest.split() if t.isdigit()]
     for arg in route.args:
         if arg in params:
             continue
         if arg in ("nights", "max_price", "adults", "days") and numbers:
             params[arg] = numbers.pop(0)
-        elif arg in ("city", "keyword") and rest:
+        elif (arg in ("city", "keyword") or route.params.get(arg) not in _STRUCTURED) and rest:
             words = [w for w in rest.split() if not w.isdigit() and not re.match(r"\d{4}-\d{2}-\d{2}", w)]
             if words:
                 params[arg] = " ".join(words)

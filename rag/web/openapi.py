@@ -17,7 +17,7 @@ from typing import Any, Literal
 from aiohttp import web
 from pydantic import BaseModel
 
-from connectors.tools import TOOLS
+from connectors.catalog import TOOLS
 from rag import errors
 from rag.web import responses as r
 from rag.web import schemas as s
@@ -365,9 +365,13 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
     return op
 
 
-@functools.cache
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document (built once, as it depends only on code; shared, so don't change it)."""
+    """The OpenAPI 3.1 document (built once per set of declared tools; shared, so don't change it)."""
+    return _document(tuple(TOOLS))
+
+
+@functools.cache
+def _document(tools: tuple[str, ...]) -> dict[str, Any]:
     comps = _Components()
     error_ref = comps.model(r.ErrorBody)
     paths: dict[str, dict[str, Any]] = {}
@@ -400,10 +404,10 @@ def openapi_document() -> dict[str, Any]:
 
 
 @functools.cache
-def _document_bytes() -> bytes:
-    return json.dumps(openapi_document(), separators=(",", ":")).encode()
+def _document_bytes(tools: tuple[str, ...]) -> bytes:
+    return json.dumps(_document(tools), separators=(",", ":")).encode()
 
 
 @routes.get("/openapi.json")
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=_document_bytes(), content_type=JSON)
+    return web.Response(body=_document_bytes(tuple(TOOLS)), content_type=JSON)

@@ -82,12 +82,24 @@ class SearchResponse(BaseModel):
     results: list[SearchHit]
 
 
+class ProviderOption(BaseModel):
+    name: str
+    current: bool = Field(description="Whether this provider serves the tool now")
+    configured: bool = Field(description="Whether its key (if it needs one) is set")
+    keys: list[str] = Field(description="The environment variables holding its key (none: keyless)")
+    settings: list[str] = Field(description="Its other settings (base URLs)")
+    signup: str | None = Field(description="Where a developer gets a key")
+    about: str
+
+
 class ToolDescription(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any] = Field(description="The tool's parameters as a JSON schema")
-    provider: str
-    sandbox: bool
+    provider: str = Field(description="The provider serving the tool now")
+    sandbox: bool = Field(description="Whether it answers from the offline sandbox (synthetic data)")
+    why: str = Field(description="Why this provider: named in settings, first configured, or none configured")
+    providers: list[ProviderOption] = Field(description="Every provider that could serve the tool")
 
 
 class ToolList(BaseModel):
@@ -110,6 +122,7 @@ class ToolOutcome(BaseModel):
     from_index: bool = Field(description="Answered from fresh indexed results, not the provider")
     ingesting: int = Field(description="How many results are being written to the index")
     notice: str | None = Field(None, description="Present when the results are sandbox data")
+    attribution: str | None = Field(None, description="What the provider's terms ask answers to credit")
     fetched_at: str | None = Field(None, description="When indexed results were fetched (from_index)")
 
 

@@ -100,7 +100,7 @@ async def search(request: web.Request) -> web.Response:
 
 @routes.get("/v1/tools")
 async def list_tools(request: web.Request) -> web.Response:
-    return web.json_response({"tools": request.app[keys.TOOLS].tools.describe()})
+    return web.json_response({"tools": request.app[keys.TOOLS].describe()})
 
 
 @routes.post("/v1/tools/{name}")

@@ -1,0 +1,111 @@
+"""The hotel_search tool: one declaration (see connectors/catalog/spec.py)."""
+
+from connectors.catalog.spec import ToolSpec
+from connectors.models import HotelOffer
+from connectors.params import HotelSearchParams
+
+SPEC = ToolSpec(
+    name="hotel_search",
+    description="Search hotel room offers in a city for check-in and check-out dates, with prices.",
+    params=HotelSearchParams,
+    result=HotelOffer,
+    freshness=6 * 3600,
+    labels={
+        "en": "hotels",
+        "es": "hoteles",
+        "fr": "les hôtels",
+        "de": "Hotels",
+        "pt": "hotéis",
+        "it": "hotel",
+    },
+    result_labels={
+        "en": "hotel offer",
+        "es": "oferta de hotel",
+        "fr": "offre d'hôtel",
+        "de": "Hotelangebot",
+        "pt": "oferta de hotel",
+        "it": "offerta di hotel",
+    },
+    asks={
+        "es": {
+            "city": "en qué ciudad quieres alojarte",
+            "check_in": "tu fecha de entrada",
+        },
+        "fr": {
+            "city": "dans quelle ville vous voulez loger",
+            "check_in": "votre date d'arrivée",
+        },
+        "de": {
+            "city": "in welcher Stadt du übernachten möchtest",
+            "check_in": "wann du anreist",
+        },
+        "pt": {
+            "city": "em que cidade quer ficar",
+            "check_in": "a sua data de entrada",
+        },
+        "it": {
+            "city": "in quale città vuoi alloggiare",
+            "check_in": "la data di arrivo",
+        },
+    },
+    recall=r"\bhotels?\b|\brooms?\b|\bstay\b|accommodation",
+    routing={
+        "threshold": 0.76,
+        "keyword_threshold": 0.56,
+        "command": "/hotels",
+        "args": ["city", "check_in", "nights"],
+        "keywords": [
+            r"🏨|🛏|\bh(o|ô|ot)te?ls?\b|\bhotle?s?\b|\bmotels?\b|\balbergo\b|\bhospedaje\b|\bunterkunft\b",
+            r"\brooms?\b|accomm?odation|somewhere to stay|place to stay|where to sleep|\blodging\b|\bhostels?\b|\bb&b\b",
+            r"\b\d+ nights?\b|\b(one|two|three|four|five|six|seven) nights?\b",
+            r"\bhoteles\b|\bhot(é|e)is\b|\balberghi\b|\balojamientos?\b|\balojarme\b|\bhosped(arme|aje|agem)\b|\bh(é|e)bergements?\b|\blogements?\b|\bchambres? d'h(ô|o)tel\b|\b(ü|u)bernachtung(en)?\b|\bhotelzimmer\b|\balojamento\b|\bpousadas?\b|\balloggi(o)?\b|\bhabitaci(ó|o)n(es)?\b|\bquartos? de hotel\b|\bcamer(a|e) d'albergo\b",
+            r"\b(\d+|una|dos|tres|cuatro|une|deux|trois|quatre|eine|zwei|drei|vier|uma|duas|tr(ê|e)s|quatro|una|due|tre|quattro) (noches?|nuits?|n(ä|a)chte|nacht|noites?|nott(e|i))\b",
+        ],
+        "required": ["city", "check_in"],
+        "params": {
+            "city": "place",
+            "check_in": "start_date",
+            "check_out": "end_date",
+            "nights": "nights",
+            "adults": "adults",
+            "max_price": "max_price",
+            "currency": "currency",
+        },
+        "ask": {
+            "city": "which city you want to stay in",
+            "check_in": "your check-in date",
+        },
+        "examples": [
+            "find a hotel in Rome for 3 nights from June 2",
+            "I need somewhere to stay in Paris this weekend",
+            "any rooms in Kyoto under 150 a night",
+            "book a hotel near the centre of Lisbon for two adults",
+            "hotel prices in Barcelona from July 10 to July 15",
+            "show me hotels in Tokyo for next week",
+            "cheap accommodation in Prague for 2 nights",
+            "we need a room in Amsterdam on the 12th",
+            "is there a hotel available in Dubai tonight",
+            "4 star hotel Berlin 3 nights",
+            "places to stay in Singapore from March 3 to March 6",
+            "reserve a double room in Vienna",
+            "find me a hotel for tonight",
+            "I need a hotel room for two nights",
+            "hotel en Lisboa del 12 al 15 de mayo",
+            "busco alojamiento en Madrid para dos noches",
+            "necesito una habitación de hotel en Sevilla este fin de semana",
+            "hoteles baratos en Barcelona para el viernes",
+            "hôtel à Rome du 3 au 6 juin",
+            "je cherche un logement à Paris pour deux nuits",
+            "une chambre d'hôtel à Lyon ce week-end",
+            "Hotel in Wien für drei Nächte ab dem 5. Mai",
+            "ich suche eine Unterkunft in Berlin am Wochenende",
+            "günstiges Hotelzimmer in München für zwei Nächte",
+            "hotel no Porto para duas noites",
+            "procuro alojamento em Lisboa de 3 a 6 de junho",
+            "um quarto de hotel barato no Rio este fim de semana",
+            "albergo a Roma per tre notti dal 5 maggio",
+            "cerco un hotel economico a Firenze per il weekend",
+            "una camera d'albergo a Milano per due notti",
+        ],
+    },
+)
