@@ -80,6 +80,24 @@ async def test_a_failing_provider_is_told_not_crashed(client) -> None:  # type: 
     assert call["error"] == "provider_unavailable" and "couldn't get flights" in body["text"]
 
 
+async def test_a_revoked_key_fails_its_tool_and_the_rest_of_the_message_is_answered(client) -> None:  # type: ignore[no-untyped-def]
+    from connectors.sandbox.duffel_api import SANDBOX_TOKEN
+
+    faults = client.app[keys.TOOLS].sandbox_runner.app[FAULTS]
+    faults.revoked_keys = [SANDBOX_TOKEN]
+    try:
+        day = ahead(3).isoformat()
+        body = await say(
+            client, "rae", f"flights from Paris to Rome on {day} and the weather in Rome on {day}"
+        )
+    finally:
+        faults.revoked_keys = []
+    calls = {c["name"]: c for c in body["tool_calls"]}
+    assert calls["flight_search"]["error"] == "provider_auth_failed", calls
+    assert calls["weather_forecast"]["results"] > 0 and calls["weather_forecast"].get("error") is None
+    assert "couldn't get flights" in body["text"] and any(s["kind"] == "weather" for s in body["sources"])
+
+
 async def test_websocket_streams_and_survives_bad_frames(client) -> None:  # type: ignore[no-untyped-def]
     async with client.ws_connect("/v1/ws?user_id=quinn") as ws:
         await ws.send_str("{not json")
