@@ -16,6 +16,7 @@ import unicodedata
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
+from babel.numbers import get_currency_precision
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 Iata = Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{3}$")]
@@ -74,9 +75,14 @@ class Result(BaseModel):
 
 
 def money(amount: float | None, currency: str | None) -> str:
+    """A price as people read it, in the currency's minor units: '21,400 JPY', '1,234.50 EUR', '3.250 KWD'.
+
+    The digits are CLDR's (through babel), so yen and won show no decimals and dinars three.
+    """
     if amount is None:
         return "price unknown"
-    return f"{amount:,.2f} {currency or ''}".strip()
+    digits = get_currency_precision(currency.upper()) if currency else 2
+    return f"{amount:,.{digits}f} {currency or ''}".strip()
 
 
 def hours(minutes: int) -> str:
@@ -119,7 +125,9 @@ class Itinerary(BaseModel):
             else f"{self.stops} stop{'s' if self.stops > 1 else ''} via "
             + ", ".join(s.destination for s in self.segments[:-1])
         )
-        airline = first.carrier_name.title() if first.carrier_name else first.carrier
+        airline = first.carrier_name or first.carrier
+        if airline.isupper() and len(airline) > 3:  # Amadeus writes names in capitals: "AIR FRANCE"
+            airline = airline.title()
         flights = "/".join(s.flight for s in self.segments)
         duration = f", {hours(self.duration_minutes)}" if self.duration_minutes else ""
         return (

@@ -1,4 +1,4 @@
-"""The ``wayfarer`` command: serve, seed and search."""
+"""The ``wayfarer`` command: serve, seed, search, tools and jobs (its arguments: ``rag.cli_parser``)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,16 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from rag.cli_parser import build_parser
+from rag.cli_search import reaching, service_error
 from rag.errors import ConfigError, InvalidJSONError, WayfarerError
 from rag.observability.logs import configure_logging
 from rag.settings import Settings
@@ -46,20 +49,15 @@ def _describe_settings_error(exc: pydantic.ValidationError) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from aiohttp import web
-
     from rag.web.app import create_app
+    from rag.web.startup import Startup, serve
 
     settings = load_settings(args.data_dir, host=args.host, port=args.port)
     configure_logging(settings.log_level, settings.log_format)
-    app = create_app(settings)
-    logger.info(
-        "serving on http://%s:%d (data in %s)",
-        settings.server.host,
-        settings.server.port,
-        settings.server.data_dir,
-    )
-    web.run_app(app, host=settings.server.host, port=settings.server.port, print=None)
+    startup = Startup()
+    app = create_app(settings, startup)
+    logger.info("starting Wayfarer (data in %s)", settings.server.data_dir)
+    asyncio.run(serve(app, startup, settings.server.host, settings.server.port))
     return 0
 
 
@@ -68,7 +66,8 @@ def cmd_seed(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, settings.log_format)
     paths = [Path(p) for p in args.paths] or [settings.index.seed_dir]
     if args.url:
-        counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
+        with reaching(args.url):
+            counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
     else:
         counts = asyncio.run(_seed_local(settings, paths, args.prune))
     print(json.dumps(counts))
@@ -148,7 +147,7 @@ async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: i
                 async with session.post(url.rstrip("/") + "/v1/documents", json=body) as resp:
                     data = await resp.json()
                     if resp.status != 200:
-                        raise WayfarerError(f"service answered {resp.status}: {data}")
+                        raise service_error(url, resp.status, data)
                 for key in totals:
                     totals[key] += int(data.get(key, 0))
                 bar.update(len(part))
@@ -156,32 +155,23 @@ async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: i
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from rag.cli_search import format_results, run_search, terminal_width
+
     settings = load_settings(args.data_dir)
     configure_logging("WARNING")
-    results = asyncio.run(_search_local(settings, args.query, args.top_k))
-    for r in results:
-        print(f"{r['score']:.4f}  {r['document_id']}  {r['heading']}")
+    body = asyncio.run(run_search(settings, args.query, args.top_k, args.url, _note))
+    if args.json:
+        print(json.dumps(body, indent=2, ensure_ascii=False))
+    elif body["results"]:
+        print(format_results(body["results"], terminal_width(), args.lines))
+    else:
+        _note("no passage matches")
     return 0
 
 
-async def _search_local(settings: Settings, query: str, top_k: int) -> list[dict[str, Any]]:
-    from rag.embedding.factory import create_embedder, create_sparse_encoder
-    from rag.retrieval.service import Retriever
-    from rag.store.factory import create_store
-
-    embedder = await create_embedder(settings)
-    store = create_store(settings, embedder.dimension)
-    try:
-        await store.open()
-        retriever = Retriever.from_settings(store, embedder, create_sparse_encoder(settings), settings.index)
-        hits = await retriever.search(query, top_k)
-    finally:
-        await store.close()
-        await embedder.close()
-    return [
-        {"score": h.score, "document_id": h.payload.get("document_id"), "heading": h.payload.get("heading")}
-        for h in hits
-    ]
+def _note(message: str) -> None:
+    """A line for the person at the terminal, on stderr so the output stays clean for a pipe."""
+    print(f"wayfarer: {message}", file=sys.stderr)
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -260,7 +250,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, settings.log_format)
     job = "rebuild" if args.rebuild else args.job
     if args.url:
-        out = asyncio.run(_reindex_remote(args.url, settings, job))
+        with reaching(args.url):
+            out = asyncio.run(_reindex_remote(args.url, settings, job))
     else:
         out = asyncio.run(_reindex_local(settings, job))
     print(json.dumps(out, indent=2))
@@ -305,7 +296,7 @@ async def _reindex_remote(url: str, settings: Settings, job: str | None) -> dict
     ):
         data: dict[str, Any] = await resp.json()
         if resp.status != 200:
-            raise WayfarerError(f"service answered {resp.status}: {data}")
+            raise service_error(url, resp.status, data)
     return data
 
 
@@ -319,74 +310,37 @@ def cmd_user_token(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wayfarer", description="Wayfarer travel knowledge service")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    serve = sub.add_parser("serve", help="run the HTTP service (seeds the index on first start)")
-    serve.add_argument("--host", default=None, help="default 127.0.0.1 (WAYFARER_SERVER__HOST)")
-    serve.add_argument("--port", type=int, default=None, help="default 8080 (WAYFARER_SERVER__PORT)")
-    serve.add_argument(
-        "--data-dir", type=Path, default=None, help="default ./data (WAYFARER_SERVER__DATA_DIR)"
-    )
-    serve.set_defaults(func=cmd_serve)
-
-    seed = sub.add_parser("seed", help="ingest files or folders (Markdown, text, JSONL) into the index")
-    seed.add_argument("paths", nargs="*", help="files or folders; default: the seed corpus (a full run)")
-    seed.add_argument("--data-dir", type=Path, default=None)
-    seed.add_argument(
-        "--prune",
-        action="store_true",
-        help="delete documents seeded earlier from these same PATHS that are gone from them "
-        "(the seed corpus, with no PATHS, is always a full run)",
-    )
-    seed.add_argument(
-        "--url", default=None, help="send to a running service instead (needs WAYFARER_ADMIN_TOKEN)"
-    )
-    seed.add_argument("--batch", type=int, default=50, help="documents per request with --url")
-    seed.set_defaults(func=cmd_seed)
-
-    sandbox = sub.add_parser("sandbox", help="run the offline travel API sandbox on its own")
-    sandbox.add_argument("--host", default="127.0.0.1")
-    sandbox.add_argument("--port", type=int, default=8090)
-    sandbox.set_defaults(func=cmd_sandbox)
-
-    tools = sub.add_parser("tools", help="list the travel tools, or call one by hand")
-    tools.add_argument("action", choices=["list", "call"])
-    tools.add_argument("name", nargs="?", help="tool name, e.g. flight_search")
-    tools.add_argument("params", nargs="?", help="parameters as a JSON object")
-    tools.add_argument("--json", action="store_true", help="list the tools as JSON")
-    tools.set_defaults(func=cmd_tools)
-
-    search = sub.add_parser("search", help="search the local index")
-    search.add_argument("query")
-    search.add_argument("--top-k", type=int, default=5)
-    search.add_argument("--data-dir", type=Path, default=None)
-    search.set_defaults(func=cmd_search)
-
-    reindex = sub.add_parser(
-        "reindex", help="run re-indexing jobs now (default: every enabled scheduled job)"
-    )
-    reindex.add_argument("--job", help="seed-sync, purge-expired, refresh-popular or rebuild")
-    reindex.add_argument(
-        "--rebuild", action="store_true", help="re-embed everything into a new collection, then switch to it"
-    )
-    reindex.add_argument("--data-dir", type=Path, default=None)
-    reindex.add_argument(
-        "--url", default=None, help="run them on a running service (needs WAYFARER_ADMIN_TOKEN)"
-    )
-    reindex.set_defaults(func=cmd_reindex)
-
-    token = sub.add_parser("user-token", help="print the bearer token of a user (needs WAYFARER_CHAT_SECRET)")
-    token.add_argument("user_id")
-    token.set_defaults(func=cmd_user_token)
-    return parser
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "serve": cmd_serve,
+    "seed": cmd_seed,
+    "sandbox": cmd_sandbox,
+    "tools": cmd_tools,
+    "search": cmd_search,
+    "reindex": cmd_reindex,
+    "user-token": cmd_user_token,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        code = _run(argv)
+        sys.stdout.flush()  # a reader that has gone shows here, inside the try, not at exit
+    except BrokenPipeError:
+        # `wayfarer tools list | head`: the reader has what it wanted. Point stdout at devnull so the
+        # interpreter's own flush at exit fails no more (the recipe of Python's `signal` docs).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse has printed
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        return int(COMMANDS[args.command](args))
     except WayfarerError as exc:
         print(f"wayfarer: {exc.code}: {exc.message}", file=sys.stderr)
         return 2

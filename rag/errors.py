@@ -11,6 +11,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   ├── ValidationError            422 validation_error
     │   ├── UnknownFilterValueError    422 unknown_filter_value
     │   ├── UnknownFrameError          400 unknown_frame_type (a WebSocket frame that is not a message)
+    │   ├── WebSocketRequiredError     400 websocket_required (a plain HTTP request to /v1/ws)
     │   └── PayloadTooLargeError       413 payload_too_large
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
@@ -83,6 +84,10 @@ class UnknownFilterValueError(RequestError):
 
 class UnknownFrameError(RequestError):
     code = "unknown_frame_type"
+
+
+class WebSocketRequiredError(RequestError):
+    code = "websocket_required"
 
 
 class PayloadTooLargeError(RequestError):

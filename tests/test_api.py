@@ -1,12 +1,25 @@
-"""The HTTP API through a real aiohttp server: search, documents, health, and every kind of bad input."""
+"""The HTTP API through a real aiohttp server: search, documents, health, and every kind of bad input.
+
+One app for the module: a test that adds documents deletes them before it ends.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient
 
+from tests.conftest import env_settings, serve
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 AUTH = {"Authorization": "Bearer s3cret"}
+
+
+@pytest.fixture(scope="module")
+def client(shared_client: TestClient) -> TestClient:
+    return shared_client
 
 
 async def error_of(resp: Any, status: int) -> str:
@@ -98,14 +111,10 @@ async def test_documents_need_the_admin_token(client) -> None:  # type: ignore[n
     assert await error_of(await client.delete("/v1/documents/x"), 401) == "unauthorized"
 
 
-async def test_admin_endpoints_are_closed_without_a_configured_token(
-    aiohttp_client, make_settings, small_seed
-):  # type: ignore[no-untyped-def]
-    from rag.web.app import create_app
-
-    client = await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_ON_START="false")))
-    resp = await client.post("/v1/documents", json={"documents": []}, headers=AUTH)
-    assert await error_of(resp, 401) == "unauthorized"
+async def test_admin_endpoints_are_closed_without_a_configured_token(tmp_path: Path) -> None:
+    async with serve(env_settings(tmp_path, WAYFARER_INDEX__SEED_ON_START="false")) as client:
+        resp = await client.post("/v1/documents", json={"documents": []}, headers=AUTH)
+        assert await error_of(resp, 401) == "unauthorized"
 
 
 async def test_ingest_documents_then_search_update_and_delete(client) -> None:  # type: ignore[no-untyped-def]
@@ -137,6 +146,7 @@ async def test_ingest_documents_then_search_update_and_delete(client) -> None:  
     assert results == []
 
 
+@pytest.mark.slow  # embeds 1,500 sentences
 async def test_large_document_over_http(client) -> None:  # type: ignore[no-untyped-def]
     text = " ".join(f"Stop {i} of the Ginza line is station G{i:02d}." for i in range(1500))
     body = {"documents": [{"id": "big", "text": text, "metadata": {"title": "Ginza line"}}]}
@@ -146,6 +156,7 @@ async def test_large_document_over_http(client) -> None:  # type: ignore[no-unty
     search = {"query": "which Ginza line stop is station G1234", "top_k": 3}
     results = (await (await client.post("/v1/search", json=search)).json())["results"]
     assert results[0]["metadata"]["document_id"] == "big" and "Ginza" in results[0]["text"]
+    assert (await (await client.delete("/v1/documents/big", headers=AUTH)).json()) == {"deleted": 1}
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,16 @@
-"""POST /v1/route through the real app."""
+"""POST /v1/route through the real app (one for the module: routing changes nothing)."""
 
 from __future__ import annotations
 
 import pytest
+from aiohttp.test_utils import TestClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest.fixture
-async def api(aiohttp_client, make_settings):  # type: ignore[no-untyped-def]
-    from rag.web.app import create_app
-
-    return await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_ON_START="false")))
+@pytest.fixture(scope="module")
+def api(shared_tools_client: TestClient) -> TestClient:
+    return shared_tools_client
 
 
 async def test_route_shape(api) -> None:  # type: ignore[no-untyped-def]

@@ -33,8 +33,8 @@ async def test_flight_then_a_hotel_there_for_those_dates(client) -> None:  # typ
     day = ahead(40)
     first = await say(client, "lee", f"Find flights from London to Tokyo on {day.isoformat()}")
     [call] = first["tool_calls"]
-    assert call["name"] == "flight_search" and call["provider"] == "duffel" and call["results"] > 0
-    assert call["from_index"] is False and call["ingested"] == min(5, call["results"])
+    assert call["name"] == "flight_search" and call["provider"] == "duffel" and call["result_count"] > 0
+    assert call["from_index"] is False and call["ingested"] == min(5, call["result_count"])
     assert any(
         s["kind"] == "flight_offer" and s["source"] == "live" and s["fetched_at"] for s in first["sources"]
     )
@@ -94,7 +94,7 @@ async def test_a_revoked_key_fails_its_tool_and_the_rest_of_the_message_is_answe
         faults.revoked_keys = []
     calls = {c["name"]: c for c in body["tool_calls"]}
     assert calls["flight_search"]["error"] == "provider_auth_failed", calls
-    assert calls["weather_forecast"]["results"] > 0 and calls["weather_forecast"].get("error") is None
+    assert calls["weather_forecast"]["result_count"] > 0 and calls["weather_forecast"].get("error") is None
     assert "couldn't get flights" in body["text"] and any(s["kind"] == "weather" for s in body["sources"])
 
 

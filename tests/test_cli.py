@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import datetime
 import json
@@ -213,6 +214,19 @@ async def wait_ready(url: str) -> None:
     raise AssertionError("service never became ready")
 
 
+async def wait_answering(url: str) -> None:
+    """Until the service answers /readyz at all: ready, or still starting (503 with what is loading)."""
+    async with aiohttp.ClientSession() as session:
+        for _ in range(600):
+            try:
+                async with session.get(url + "/readyz") as resp:
+                    await resp.read()
+                    return
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.2)
+    raise AssertionError("service never answered")
+
+
 async def search(url: str, query: str) -> list[dict[str, object]]:
     async with (
         aiohttp.ClientSession() as session,
@@ -341,3 +355,88 @@ def test_reindex_jobs_and_a_rebuild_from_the_shell(tmp_path: Path, small_seed: P
     assert [r["job"] for r in json.loads(both.stdout)["runs"]] == ["seed-sync", "purge-expired"]
     unknown = wayfarer("reindex", "--job", "nope", "--data-dir", str(data), cwd=tmp_path)
     assert unknown.returncode == 2 and "not_found" in unknown.stderr
+
+
+def test_search_reads_like_the_service_and_goes_through_it_while_it_runs(
+    tmp_path: Path, small_seed: Path
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    extra = {"WAYFARER_INDEX__SEED_DIR": str(small_seed)}
+    seeded = wayfarer("reindex", "--job", "seed-sync", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert seeded.returncode == 0, seeded.stderr
+    query = "tram 28 Alfama"
+    local = wayfarer("search", query, "--json", "--data-dir", str(data), cwd=tmp_path, **extra)
+    assert local.returncode == 0, local.stderr
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port), "--data-dir", str(data)],
+        preexec_fn=interruptible,
+        cwd=tmp_path,
+        env=env(**extra),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        asyncio.run(wait_answering(url))  # perhaps still loading: the search waits for it
+        # No --url: the index is the service's, so the search goes through the service at the configured
+        # address (as a user's .env would set it for both), says so, and prints passages to read.
+        found = wayfarer(
+            "search", query, "--data-dir", str(data), cwd=tmp_path, WAYFARER_SERVER__PORT=str(port)
+        )
+        assert found.returncode == 0, found.stderr
+        assert f"the service at {url}" in found.stderr
+        first = found.stdout.split("\n\n")[0].splitlines()
+        assert first[0].startswith("1. Lisbon City Guide — Getting around  (score ")
+        assert "Tram 28 rattles through" in " ".join(first[1:])  # the passage, its Markdown gone
+        assert first[-1].split()[0] == "guides/lisbon"
+        # The same search as POST /v1/search: the local one before the service ran, and one through --url.
+        service = asyncio.run(search(url, query))
+        assert json.loads(local.stdout)["results"] == service
+        remote = wayfarer("search", query, "--url", url, "--json", cwd=tmp_path)
+        assert remote.returncode == 0 and json.loads(remote.stdout)["results"] == service
+        # Nothing answers at the configured address: a clear error that says what to pass.
+        lost = wayfarer(
+            "search", query, "--data-dir", str(data), cwd=tmp_path, WAYFARER_SERVER__PORT=str(free_port())
+        )
+        assert lost.returncode == 2 and "index_locked" in lost.stderr and "--url" in lost.stderr
+        assert "Traceback" not in lost.stderr
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("args", [["tools", "list"], ["tools", "list", "--json"], ["user-token", "ann"]])
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path: Path, args: list[str]) -> None:
+    """`wayfarer tools list | head`: the reader has gone, and no traceback follows."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", *args],
+        cwd=tmp_path,
+        env=env(WAYFARER_CHAT_SECRET="s"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command writes: every write finds the pipe closed
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert "BrokenPipeError" not in err and "Traceback" not in err, err
+
+
+def test_every_argument_says_what_it_is_for(tmp_path: Path) -> None:
+    from rag.cli import build_parser
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> Iterator[str]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    if not choice.help:
+                        yield f"{path} {choice.dest}"
+                for name, sub in action.choices.items():
+                    yield from walk(sub, f"{path} {name}")
+            elif not action.help or action.help == argparse.SUPPRESS:
+                yield f"{path} {'/'.join(action.option_strings) or action.dest}"
+
+    assert list(walk(build_parser(), "wayfarer")) == []
+    shown = wayfarer("search", "--help", cwd=tmp_path)
+    assert shown.returncode == 0 and "--url URL" in shown.stdout and "WAYFARER_SERVER__HOST" in shown.stdout

@@ -1,18 +1,22 @@
 """The conversation's context through the real app: follow-ups, intents completed from the trip or asked
-about (never dropped, never guessed), passages from the conversation's places, /v1/route in context."""
+about (never dropped, never guessed), passages from the conversation's places, /v1/route in context.
+
+One app of each kind for the module: each test talks as its own user.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import shutil
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
+from aiohttp.test_utils import TestClient
 
 from rag.chat.followup import date_shift, shape
 from rag.routing.extract import Slots
-from rag.settings import SEED_DIR
+from tests.conftest import copy_seed, env_settings, serve
 
 # Guides that compete for travel questions ("where to stay", "nightlife"), and the topic documents.
 GROUNDING_SEED = [
@@ -25,27 +29,26 @@ GROUNDING_SEED = [
 ]
 
 
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
 def ahead(days: int) -> dt.date:
     return dt.datetime.now(dt.UTC).date() + dt.timedelta(days=days)
 
 
-@pytest.fixture
-async def tools_only(aiohttp_client, make_settings):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def tools_only(shared_tools_client: TestClient) -> TestClient:
     """The real app with the sandbox and no documents: the follow-ups are about tool calls."""
-    from rag.web.app import create_app
-
-    return await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_ON_START="false")))
+    return shared_tools_client
 
 
-@pytest.fixture
-async def guides(aiohttp_client, make_settings, tmp_path: Path):  # type: ignore[no-untyped-def]
-    from rag.web.app import create_app
-
-    root = tmp_path / "grounding-seed"
-    for rel in GROUNDING_SEED:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(SEED_DIR / rel, root / rel)
-    return await aiohttp_client(create_app(make_settings(WAYFARER_INDEX__SEED_DIR=str(root))))
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def guides(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestClient]:
+    """The real app seeded with guides that compete for the same questions, one for the module."""
+    tmp = tmp_path_factory.mktemp("grounding")
+    root = copy_seed(tmp / "seed", GROUNDING_SEED)
+    async with serve(env_settings(tmp, WAYFARER_INDEX__SEED_DIR=str(root))) as client:
+        yield client
 
 
 async def say(client: Any, user: str, message: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from tests.conftest import SMALL_SEED
 
 load_all_checks()
 
-pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.fuzz, pytest.mark.slow, pytest.mark.timeout(300)]
 
 ADMIN = "fuzz-admin-token"
 MAX_EXAMPLES = 30

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from rag.web.openapi import openapi_document
 from rag.web.responses import error_classes
 
-pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.fuzz, pytest.mark.slow, pytest.mark.timeout(300)]
 
 HELLO = {"type": "message", "text": "hello"}
 FRAME_WAIT = 60.0  # a hang guard, not a timing assertion

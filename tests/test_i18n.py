@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
+from aiohttp.test_utils import TestClient
 from openai import AsyncOpenAI
 
 from connectors.catalog import TOOLS
@@ -20,6 +22,8 @@ from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
 
+# One app and one router for the module (neither changes); each chat is its own user's.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 
 
@@ -185,24 +189,30 @@ def test_the_llm_prompt_asks_for_the_travellers_language() -> None:
 # --- through the service -----------------------------------------------------------------------------
 
 
-async def _chat(client: Any, text: str) -> dict[str, Any]:
-    resp = await client.post("/v1/chat", json={"user_id": "u-i18n", "message": text})
+async def _chat(client: Any, text: str, user: str = "u-i18n") -> dict[str, Any]:
+    resp = await client.post("/v1/chat", json={"user_id": user, "message": text})
     assert resp.status == 200, await resp.text()
     return dict(await resp.json())
 
 
+@pytest.fixture(scope="module")
+def client(shared_client: TestClient) -> TestClient:
+    return shared_client
+
+
 async def test_a_spanish_question_is_answered_with_spanish_phrases(client) -> None:  # type: ignore[no-untyped-def]
-    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?")
+    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?", "u-phrases")
     assert body["text"].startswith("Esto es lo que dice la guía"), body["text"]
     assert "\n\nFuentes: [1] " in body["text"]
 
 
 async def test_a_spanish_question_is_answered_from_the_lisbon_guide(client) -> None:  # type: ignore[no-untyped-def]
-    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?")
+    body = await _chat(client, "¿Qué puedo hacer en Lisboa con niños?", "u-guide")
     docs = [s["id"] for s in body["sources"] if s["kind"] == "document"]
     assert docs and all(d.startswith(("guides/lisbon", "topics/")) for d in docs), docs
 
 
+@pytest.mark.asyncio(loop_scope="function")  # its own app, on its own loop
 async def test_the_model_is_told_to_answer_in_the_messages_language(llm_chat) -> None:  # type: ignore[no-untyped-def]
     script, client = llm_chat
     script.replies = [("tools", {}), ("stream", "Le Colisée se visite le matin [1].")]
@@ -216,7 +226,7 @@ async def test_the_model_is_told_to_answer_in_the_messages_language(llm_chat) ->
 # --- through the real router -------------------------------------------------------------------------
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def router() -> AsyncIterator[Router]:
     emb = await OnnxEmbedder.load(EmbeddingSettings())
 

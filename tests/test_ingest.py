@@ -139,6 +139,7 @@ async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Pa
     assert await store.count() == total
 
 
+@pytest.mark.slow  # embeds 3,000 paragraphs
 async def test_large_document_and_metadata(parts) -> None:  # type: ignore[no-untyped-def]
     ingestor, store, retriever = parts
     # 3,000 near-identical paragraphs and one that differs: ranking among the identical ones is a

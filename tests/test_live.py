@@ -203,11 +203,12 @@ async def test_price_change_updates_in_place(live) -> None:  # type: ignore[no-u
 
 async def test_expired_results_are_invisible(live, embedder) -> None:  # type: ignore[no-untyped-def]
     service, store, session = live
-    service.ingestor._settings = LiveSettings(freshness={"weather": 3})
+    # Long enough to be written on a busy machine, short enough to wait for.
+    service.ingestor._settings = LiveSettings(freshness={"weather": 8})
     outcome = await service.call("weather_forecast", {"city": "Oslo", "days": 2}, "erin")
     await service.tasks.drain()
     assert await store.count(Filter(equals={"source": "live"}, fresh_at=dt.datetime.now().timestamp())) == 2
-    for _ in range(200):  # until they expire (3 s after they were fetched)
+    for _ in range(400):  # until they expire (8 s after they were fetched)
         if not await store.count(Filter(equals={"source": "live"}, fresh_at=dt.datetime.now().timestamp())):
             break
         await asyncio.sleep(0.05)

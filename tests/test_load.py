@@ -16,7 +16,7 @@ from aiohttp import web
 
 from rag.web.app import create_app
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 CITIES = ["Lisbon", "Paris", "Tokyo"]
 ORIGINS = ["London", "Madrid", "New York"]

@@ -20,6 +20,7 @@ from rag.store.edge import EdgeStore
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.mark.slow  # embeds the whole seed corpus
 @pytest.mark.timeout(300)
 async def test_hybrid_retrieval_quality(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> None:
     defaults = Settings().index

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 import yaml
 
 from connectors.catalog import TOOLS
@@ -26,12 +27,16 @@ CAT = LocationCatalogue.load()
 DATA = Path(__file__).parent / "data"
 
 
+# One query model and one router for the module: routing reads them, never changes them.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def query_embedder() -> AsyncIterator[OnnxEmbedder]:
     emb = await OnnxEmbedder.load(EmbeddingSettings())
     yield emb
@@ -45,8 +50,13 @@ async def make_router(embedder: OnnxEmbedder, config: Any = None) -> Router:
     return await Router.create(config or load_config(), CAT, embed, today=lambda: TODAY)
 
 
-async def test_the_issue_example(query_embedder: OnnxEmbedder) -> None:
-    router = await make_router(query_embedder)
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def router(query_embedder: OnnxEmbedder) -> Router:
+    """The router as the service builds it from routes.yaml."""
+    return await make_router(query_embedder)
+
+
+async def test_the_issue_example(router: Router) -> None:
     d = await router.route("flights to Paris from NYC on June 2 and a hotel for 3 nights")
     tools = {t.name: t for t in d.tools}
     assert set(tools) == {"flight_search", "hotel_search"} and not d.missing
@@ -74,21 +84,20 @@ async def test_the_issue_example(query_embedder: OnnxEmbedder) -> None:
         "thanks!",
     ],
 )
-async def test_traps_call_no_tool(query_embedder: OnnxEmbedder, message: str) -> None:
-    d = await (await make_router(query_embedder)).route(message)
+async def test_traps_call_no_tool(router: Router, message: str) -> None:
+    d = await router.route(message)
     assert d.tools == [] and d.missing == {} and d.use_rag
 
 
-async def test_missing_parameters_are_asked_not_guessed(query_embedder: OnnxEmbedder) -> None:
-    d = await (await make_router(query_embedder)).route("find me flights to Lisbon")
+async def test_missing_parameters_are_asked_not_guessed(router: Router) -> None:
+    d = await router.route("find me flights to Lisbon")
     assert d.tools == [] and d.missing == {"flight_search": ["origin", "departure_date"]}
     assert d.clarify and "flying from" in d.clarify and "date" in d.clarify
-    weather = await (await make_router(query_embedder)).route("what's the weather forecast tomorrow?")
+    weather = await router.route("what's the weather forecast tomorrow?")
     assert weather.missing == {"weather_forecast": ["city"]} and "which place" in (weather.clarify or "")
 
 
-async def test_commands_override_everything(query_embedder: OnnxEmbedder) -> None:
-    router = await make_router(query_embedder)
+async def test_commands_override_everything(router: Router) -> None:
     d = await router.route("/flights LON PAR 2027-05-05")
     assert [(t.name, t.params, t.via) for t in d.tools] == [
         ("flight_search", {"origin": "LON", "destination": "PAR", "departure_date": "2027-05-05"}, "command")
@@ -104,8 +113,7 @@ async def test_commands_override_everything(query_embedder: OnnxEmbedder) -> Non
     assert unknown.tools == [] and "Unknown command /teleport" in (unknown.clarify or "")
 
 
-async def test_heldout_accuracy_meets_the_targets(query_embedder: OnnxEmbedder) -> None:
-    router = await make_router(query_embedder)
+async def test_heldout_accuracy_meets_the_targets(router: Router) -> None:
     rows = [json.loads(x) for x in (DATA / "routing_dev.jsonl").open()]
     held = [r for r in rows if split(r["text"]) == "holdout"]
     pairs = [(set(r["expected_tools"]), (await router.route(r["text"])).intended) for r in held]
@@ -192,15 +200,14 @@ def test_config_names_only_known_tools(tmp_path: Path) -> None:
     ],
 )
 async def test_an_intent_is_never_dropped(
-    query_embedder: OnnxEmbedder, message: str, tool: str, missing: list[str]
+    router: Router, message: str, tool: str, missing: list[str]
 ) -> None:
-    d = await (await make_router(query_embedder)).route(message)
+    d = await router.route(message)
     assert d.tools == [] and d.missing == {tool: missing}, d.to_json()
     assert d.clarify, d.to_json()
 
 
-async def test_unknown_and_ambiguous_places_are_asked_about_by_name(query_embedder: OnnxEmbedder) -> None:
-    router = await make_router(query_embedder)
+async def test_unknown_and_ambiguous_places_are_asked_about_by_name(router: Router) -> None:
     unknown = await router.route("find me hotels in Zzyzx next week")
     assert unknown.intended == {"hotel_search"} and not unknown.tools
     assert "Zzyzx" in (unknown.clarify or "") and unknown.unknown_places == ["Zzyzx"]
@@ -212,14 +219,14 @@ async def test_unknown_and_ambiguous_places_are_asked_about_by_name(query_embedd
     assert [(t.name, t.params["city"]) for t in town.tools] == [("weather_forecast", "Lagunitas")]
 
 
-async def test_show_me_is_not_an_activity(query_embedder: OnnxEmbedder) -> None:
-    d = await (await make_router(query_embedder)).route("show me flights from boston to denver tomorrow")
+async def test_show_me_is_not_an_activity(router: Router) -> None:
+    d = await router.route("show me flights from boston to denver tomorrow")
     assert [t.name for t in d.tools] == ["flight_search"]
     assert d.tools[0].params["origin"] == "BOS" and d.tools[0].params["destination"] == "DEN"
 
 
-async def test_a_route_by_train_is_not_a_flight(query_embedder: OnnxEmbedder) -> None:
-    d = await (await make_router(query_embedder)).route("Lisbon to Porto by train")
+async def test_a_route_by_train_is_not_a_flight(router: Router) -> None:
+    d = await router.route("Lisbon to Porto by train")
     assert "flight_search" not in d.intended
 
 
@@ -232,6 +239,6 @@ async def test_a_route_by_train_is_not_a_flight(query_embedder: OnnxEmbedder) ->
         ("remind me of the hotel in Lisbon you found", set()),
     ],
 )
-async def test_keyword_edges(query_embedder: OnnxEmbedder, message: str, intended: set[str]) -> None:
-    d = await (await make_router(query_embedder)).route(message)
+async def test_keyword_edges(router: Router, message: str, intended: set[str]) -> None:
+    d = await router.route(message)
     assert d.intended == intended, d.to_json()

@@ -1,11 +1,15 @@
-"""The offline sandbox over real HTTP: Amadeus and Open-Meteo paths, shapes, rejections, determinism, faults."""
+"""The offline sandbox over real HTTP: Amadeus and Open-Meteo paths, shapes, rejections, determinism, faults,
+and the realism a newcomer sees first (temperatures for the season, prices in minor units, airline names)."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import json
+import re
+import statistics
 import time
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,7 +19,20 @@ import pytest
 from aiohttp.test_utils import TestClient
 from yarl import URL
 
-from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app, start_sandbox, stop_sandbox
+from connectors import models
+from connectors.sandbox import (
+    FAULTS,
+    SandboxFaults,
+    airlines,
+    create_sandbox_app,
+    duffel_api,
+    geocoding,
+    liteapi_api,
+    money,
+    start_sandbox,
+    stop_sandbox,
+    weather,
+)
 
 TOKEN = "/v1/security/oauth2/token"
 OFFERS = "/v2/shopping/flight-offers"
@@ -885,3 +902,153 @@ async def test_start_and_stop_on_a_free_port() -> None:
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as session:
         with pytest.raises(aiohttp.ClientConnectionError):
             await session.get(base_url + FORECAST, params={"latitude": "0", "longitude": "0"})
+
+
+# --- realism: a newcomer's first answers come from here (issue 15) ----------------------------------------
+
+# Normal mean daily high and low (°C) for the month, from the WMO 1991-2020 climate normals (rounded).
+CLIMATE_FACTS = [
+    ("Rome", "IT", "2025-11-17", 15.5, 6.5),  # late November: mild, never a hard frost
+    ("Oslo", "NO", "2026-01-10", 0.0, -5.5),
+    ("Singapore", "SG", "2026-01-10", 30.5, 23.5),
+    ("Singapore", "SG", "2026-04-10", 32.0, 24.5),
+    ("Singapore", "SG", "2026-07-10", 31.0, 25.0),
+    ("Singapore", "SG", "2026-10-10", 31.5, 24.5),
+    ("Sydney", "AU", "2026-01-10", 26.0, 19.0),  # southern summer
+    ("Dubai", "AE", "2026-07-10", 40.5, 30.0),
+    ("Reykjavik", "IS", "2026-07-10", 14.0, 9.0),
+]
+
+
+@pytest.mark.parametrize(("name", "country", "first", "high", "low"), CLIMATE_FACTS)
+def test_temperatures_are_plausible_for_the_city_and_season(
+    name: str, country: str, first: str, high: float, low: float
+) -> None:
+    """Two weeks of synthetic weather stay near the city's climate normals for the season.
+
+    The fortnight's mean high and low are within 3.5 °C of the normals, and no single day strays further
+    than a real cold or hot spell would (9 °C; 4.5 °C in the tropics, where days barely vary).
+    """
+    city = next(c for c in geocoding.search(name, 5) if c.country_code == country)
+    elevation = geocoding.elevation(city.latitude, city.longitude)
+    start = dt.date.fromisoformat(first)
+    days = [
+        weather.day_weather(city.latitude, city.longitude, elevation, start + dt.timedelta(days=n))
+        for n in range(14)
+    ]
+    highs = [d.temperature_2m_max for d in days]
+    lows = [d.temperature_2m_min for d in days]
+    assert abs(statistics.mean(highs) - high) <= 3.5, highs
+    assert abs(statistics.mean(lows) - low) <= 3.5, lows
+    spell = 4.5 if abs(city.latitude) < 23 else 9.0
+    assert all(abs(h - high) <= spell for h in highs), highs
+    assert all(abs(t - low) <= spell for t in lows), lows
+
+
+def test_money_is_written_in_the_currency_minor_units() -> None:
+    assert models.money(21400, "JPY") == "21,400 JPY"
+    assert models.money(1234.5, "EUR") == "1,234.50 EUR"
+    assert models.money(3.25, "KWD") == "3.250 KWD" and models.money(99.5, "BHD") == "99.500 BHD"
+    assert models.money(150000, "KRW") == "150,000 KRW" and models.money(12, "isk") == "12 isk"
+    assert models.money(None, "JPY") == "price unknown" and models.money(5, None) == "5.00"
+    assert money.fmt(21400.4, "JPY") == "21400" and money.round_minor(99.6, "JPY") == 100
+    assert money.fmt(3.25, "KWD") == "3.250" and money.round_minor(12.345678, "BHD") == 12.346
+
+
+def _amounts(node: Any, keys: frozenset[str]) -> list[Any]:
+    """Every value under one of the keys, at any depth."""
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k in keys and not isinstance(v, dict | list)] + [
+            a for v in node.values() for a in _amounts(v, keys)
+        ]
+    if isinstance(node, list):
+        return [a for v in node for a in _amounts(v, keys)]
+    return []
+
+
+PRICE_KEYS = frozenset({"total", "base", "grandTotal", "amount"})
+
+
+@pytest.mark.parametrize(
+    ("currency", "pattern"), [("JPY", r"\d+"), ("EUR", r"\d+\.\d\d"), ("KWD", r"\d+\.\d{3}")]
+)
+async def test_flight_prices_use_the_currency_minor_units(
+    sandbox: TestClient[Any, Any], headers: dict[str, str], currency: str, pattern: str
+) -> None:
+    params = flight_params(currencyCode=currency, returnDate=day(47), adults="2", children="1")
+    body = await get_json(sandbox, OFFERS, params, headers)
+    amounts = _amounts(body["data"], PRICE_KEYS)
+    assert len(amounts) > 20 and all(re.fullmatch(pattern, a) for a in amounts), amounts
+    for offer in body["data"]:  # the travellers' prices still add up to the offer's, to the minor unit
+        shares = sum(Decimal(t["price"]["total"]) for t in offer["travelerPricings"])
+        assert shares == Decimal(offer["price"]["grandTotal"])
+
+
+async def test_hotel_prices_use_the_currency_minor_units(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    hotels = (await get_json(sandbox, HOTELS, {"cityCode": "TYO"}, headers))["data"]
+    params = {
+        "hotelIds": ",".join(h["hotelId"] for h in hotels[:10]),
+        "adults": "2",
+        "checkInDate": day(30),
+        "checkOutDate": day(33),
+        "currency": "JPY",
+        "bestRateOnly": "false",
+    }
+    body = await get_json(sandbox, HOTEL_OFFERS, params, headers)
+    amounts = _amounts(body["data"], PRICE_KEYS)
+    assert amounts and all(re.fullmatch(r"\d+", a) for a in amounts), amounts
+
+    lite = {"X-API-Key": liteapi_api.API_KEY}
+    resp = await sandbox.get(
+        liteapi_api.HOTELS_PATH, params={"countryCode": "JP", "cityName": "Tokyo"}, headers=lite
+    )
+    assert resp.status == 200, await resp.text()
+    ids = [h["id"] for h in (await resp.json())["data"][:10]]
+    rates = {
+        "hotelIds": ids,
+        "occupancies": [{"adults": 2, "children": []}],
+        "currency": "JPY",
+        "guestNationality": "GB",
+        "checkin": day(30),
+        "checkout": day(33),
+    }
+    resp = await sandbox.post(liteapi_api.RATES_PATH, json=rates, headers=lite)
+    assert resp.status == 200, await resp.text()
+    amounts = _amounts((await resp.json())["data"], PRICE_KEYS)
+    assert amounts and all(isinstance(a, int) for a in amounts), amounts  # whole yen, as JSON integers
+
+
+async def test_carrier_names_are_written_as_the_airlines_write_them(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    """Duffel sends 'KLM' and 'easyJet'; Amadeus's dictionaries spell the same names in capitals."""
+    duffel = {"Authorization": f"Bearer {duffel_api.SANDBOX_TOKEN}", "Duffel-Version": duffel_api.VERSION}
+    request = {
+        "data": {
+            "slices": [{"origin": "LON", "destination": "AMS", "departure_date": day(40)}],
+            "passengers": [{"type": "adult"}],
+        }
+    }
+    resp = await sandbox.post(duffel_api.OFFER_REQUESTS, json=request, headers=duffel)
+    assert resp.status == 201, await resp.text()
+    offers = (await resp.json())["data"]["offers"]
+    names = {o["owner"]["name"] for o in offers} | {
+        s[role]["name"]
+        for o in offers
+        for sl in o["slices"]
+        for s in sl["segments"]
+        for role in ("marketing_carrier", "operating_carrier")
+    }
+    assert {"KLM", "easyJet"} <= names and names <= set(airlines.CARRIERS.values()), names
+    planes = {s["aircraft"]["name"] for o in offers for sl in o["slices"] for s in sl["segments"]}
+    assert planes <= set(airlines.AIRCRAFT.values()), planes
+
+    body = await get_json(
+        sandbox, OFFERS, flight_params(destinationLocationCode="AMS", originLocationCode="LON"), headers
+    )
+    carriers = body["dictionaries"]["carriers"]
+    assert carriers["KL"] == "KLM" and carriers["U2"] == "EASYJET"
+    assert all(name == name.upper() and name.isascii() for name in carriers.values())
+    assert airlines.amadeus_name("Aeroméxico") == "AEROMEXICO"

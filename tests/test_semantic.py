@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import pytest_asyncio
 
 from connectors.locations import LocationCatalogue
 from rag.embedding.onnx import OnnxEmbedder
@@ -24,9 +25,11 @@ from rag.settings import EmbeddingSettings
 TODAY = dt.date(2026, 11, 21)
 CONFIG = load_config()
 CAT = LocationCatalogue.load()
+# One query model and one router for the module: the tests read them, never change them.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def embedder() -> AsyncIterator[OnnxEmbedder]:
     emb = await OnnxEmbedder.load(EmbeddingSettings())
     yield emb
@@ -38,6 +41,12 @@ async def make_router(embedder: OnnxEmbedder, classifier_path: Path | None = DEF
         return await embedder.embed_documents(texts)
 
     return await Router.create(CONFIG, CAT, embed, today=lambda: TODAY, classifier_path=classifier_path)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def router(embedder: OnnxEmbedder) -> Router:
+    """The router as the service builds it, with the shipped classifier."""
+    return await make_router(embedder)
 
 
 def hand_made(none_veto: float = 1.01) -> ToolClassifier:
@@ -68,9 +77,9 @@ async def test_the_shipped_classifier_fits_the_query_embedder(embedder: OnnxEmbe
 
 
 async def test_the_router_loads_it_and_another_model_falls_back_to_examples(
-    embedder: OnnxEmbedder, caplog: pytest.LogCaptureFixture
+    router: Router, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert (await make_router(embedder)).semantic.classifier is not None
+    assert router.semantic.classifier is not None
 
     async def other_model(texts: list[str]) -> list[list[float]]:
         # Stands in for WAYFARER_EMBEDDING__MODEL: same dimension, unrelated vectors.
@@ -82,9 +91,9 @@ async def test_the_router_loads_it_and_another_model_falls_back_to_examples(
         return out
 
     with caplog.at_level(logging.WARNING, logger="rag.routing.router"):
-        router = await Router.create(CONFIG, CAT, other_model, today=lambda: TODAY)
-    assert router.semantic.classifier is None and "another embedding model" in caplog.text
-    assert (await router.analyse("flights from Paris to Rome")).classification is None
+        other = await Router.create(CONFIG, CAT, other_model, today=lambda: TODAY)
+    assert other.semantic.classifier is None and "another embedding model" in caplog.text
+    assert (await other.analyse("flights from Paris to Rome")).classification is None
 
 
 def test_a_broken_file_is_a_config_error(tmp_path: Path) -> None:
@@ -141,11 +150,11 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert back.agrees_with([[1.0, 0.0], [0.0, 2.0]]) and not back.agrees_with([[0.0, 1.0], [1.0, 0.0]])
 
 
-async def test_decide_reads_the_probabilities_and_the_veto(embedder: OnnxEmbedder) -> None:
+async def test_decide_reads_the_probabilities_and_the_veto(router: Router) -> None:
     """A complete request with the tool's keyword ("hotel in Lisbon from July 10 for 3 nights"):
     sure of the tool, it fires as semantic; unsure, the keyword and complete parameters still fire it;
     sure of no tool, nothing fires."""
-    a = await (await make_router(embedder)).analyse("hotel in Lisbon from July 10 for 3 nights")
+    a = await router.analyse("hotel in Lisbon from July 10 for 3 nights")
     assert a.classification is not None
     thresholds = a.classification.thresholds
 
@@ -179,6 +188,6 @@ async def test_decide_reads_the_probabilities_and_the_veto(embedder: OnnxEmbedde
         ("rate the book a room with a view 4 stars", set()),
     ],
 )
-async def test_public_style_messages(embedder: OnnxEmbedder, message: str, tools: set[str]) -> None:
-    d = await (await make_router(embedder)).route(message)
+async def test_public_style_messages(router: Router, message: str, tools: set[str]) -> None:
+    d = await router.route(message)
     assert d.intended == tools, (d.tools, d.missing)

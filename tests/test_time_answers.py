@@ -1,6 +1,7 @@
 """Time-aware answers: the forecast follows the days asked about (the message's or the trip's), a month
 beyond the forecast's horizon gets the guides' climate and a note saying when the forecast comes, past
-days are refused, and "this weekend" is the traveller's. Pure parts first, then through the real app."""
+days are refused, and "this weekend" is the traveller's. Pure parts first, then through the real app (one
+for the module: each test talks as its own user)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from aiohttp.test_utils import TestClient
 
 from rag.chat.forecast import HORIZON_DAYS, Span, available_on, date_span, fit, later_note
 from rag.i18n import LANGUAGES, message
 from rag.routing.dates import find_dates
 
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 MONTHS = "January February March April May June July August September October November December".split()
 
@@ -89,6 +92,11 @@ def test_the_note_says_when_the_forecast_becomes_available_in_six_languages() ->
 # --- through the real app -------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def client(shared_client: TestClient) -> TestClient:
+    return shared_client
+
+
 async def say(client: Any, user: str, text: str, **extra: Any) -> dict[str, Any]:
     resp = await client.post("/v1/chat", json={"user_id": user, "message": text, **extra})
     assert resp.status == 200, await resp.text()
@@ -115,8 +123,9 @@ async def test_a_trip_months_ahead_gets_the_guides_climate_and_when_the_forecast
 ) -> None:  # type: ignore[no-untyped-def]
     first = (utc_today() + dt.timedelta(days=100)).replace(day=1)  # always beyond the horizon
     name = message(lang, "month_names").split()[first.month - 1]
-    await say(client, "ana", going.format(month=name))
-    body = await say(client, "ana", weather)
+    user = f"ana-{lang}"
+    await say(client, user, going.format(month=name))
+    body = await say(client, user, weather)
     assert forecasts(body) == []  # no forecast of today's weather passed off as the trip's
     span = Span(first, first, month=True)
     assert later_note(span, lang) in body["text"]
@@ -124,7 +133,7 @@ async def test_a_trip_months_ahead_gets_the_guides_climate_and_when_the_forecast
         s for s in body["sources"] if s["id"] == "guides/tokyo" and "Best time" in str(s.get("section"))
     ]
     assert climate and f"[{climate[0]['n']}]" in body["text"], body
-    session = await (await client.get("/v1/sessions/ana")).json()
+    session = await (await client.get(f"/v1/sessions/{user}")).json()
     assert session["trip"]["month"] == first.isoformat() and "start_date" not in session["trip"]
 
 

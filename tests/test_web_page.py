@@ -1,7 +1,9 @@
 """The chat page in a real headless Chromium (Debian's chromium and chromium-driver) against the real app.
 
-One browser serves the whole module; each test gets its own app (a fresh data dir) and its own user.
-Slow answers come from the sandbox's latency fault, hostile provider text from its rewrite fault.
+One browser and one app serve the whole module (the app's set-up is most of its time); each test has its
+own user and asks for its own routes and dates, so no answer comes from another test's ingested results.
+Slow answers come from the sandbox's latency fault, hostile provider text from its rewrite fault; each
+test's faults are cleared after it.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import datetime as dt
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
+from aiohttp.test_utils import TestClient, TestServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -23,7 +27,12 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
+from rag.settings import SEED_DIR, Settings
 from rag.web import keys
+from rag.web.app import create_app
+from tests.conftest import SMALL_SEED
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -59,18 +68,33 @@ def driver() -> Iterator[webdriver.Chrome]:
             chrome.quit()
 
 
-@pytest.fixture
-async def page_app(aiohttp_client, make_settings, small_seed):  # type: ignore[no-untyped-def]
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def shared_app(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestClient]:
     """The real app on a real port, with room for a slow provider (deadlines well past its latency)."""
-    from rag.web.app import create_app
-
-    settings = make_settings(
-        WAYFARER_INDEX__SEED_DIR=str(small_seed),
-        WAYFARER_CONNECTORS__MIN_INTERVAL_MS="0",
-        WAYFARER_LIMITS__TOOL_DEADLINE_SECONDS="60",
-        WAYFARER_LIMITS__CHAT_DEADLINE_SECONDS="60",
+    tmp = tmp_path_factory.mktemp("page")
+    seed = tmp / "seed"
+    for rel in SMALL_SEED:
+        (seed / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(SEED_DIR / rel, seed / rel)
+    settings = Settings(
+        _env_file=None,
+        server={"data_dir": tmp / "data"},
+        index={"seed_dir": seed},
+        scheduler={"enabled": False},
+        connectors={"min_interval_ms": 0},
+        limits={"tool_deadline_seconds": 60, "chat_deadline_seconds": 60},
     )
-    return await aiohttp_client(create_app(settings))
+    async with TestClient(TestServer(create_app(settings))) as client:
+        yield client
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page_app(shared_app: TestClient) -> AsyncIterator[TestClient]:
+    """The module's app, its sandbox's faults cleared after each test."""
+    yield shared_app
+    fault = faults(shared_app)
+    fault.latency_ms = 0
+    fault.rewrite = {}
 
 
 def faults(client: Any) -> SandboxFaults:
@@ -210,8 +234,8 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     assert " ".join(seen["clipboard"].split()) == " ".join(seen["text"].split())
     assert seen["excerpt_hidden_before"] and seen["excerpt"]
     [call] = seen["tool_calls"]
-    assert call.startswith("flight_search via duffel") and "results" in call
-    assert any("flight_offer" in s and "live" in s and "sandbox data" in s for s in seen["live_sources"])
+    assert call.startswith("flight_search · sandbox (synthetic)") and "results" in call
+    assert any("flight_offer" in s and "sandbox data (synthetic)" in s for s in seen["live_sources"])
     assert "sandbox" in seen["second_text"]
     # Markdown is rendered, not shown raw.
     assert seen["markup"] > 0 and "**" not in seen["visible"]
@@ -245,7 +269,7 @@ def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) ->
 async def test_stop_cancels_the_answer_on_the_server_and_the_conversation_goes_on(page_app, driver) -> None:  # type: ignore[no-untyped-def]
     fault = faults(page_app)
     fault.latency_ms = 10_000  # each provider request (token, then search) takes 10 s: Stop comes first
-    question = f"flights from London to Tokyo on {ahead(30)}"
+    question = f"flights from London to Paris on {ahead(31)}"
     url = str(page_app.make_url("/"))
     seen = await asyncio.to_thread(visit, driver, url, "page-stop", drive_stop, question, fault)
     assert seen["stop_shown"] and seen["send_back"]
@@ -284,7 +308,7 @@ async def test_a_dropped_connection_resumes_the_answer_and_a_reload_keeps_the_co
     page_app, driver
 ) -> None:  # type: ignore[no-untyped-def]
     faults(page_app).latency_ms = 2_000  # the answer is still being written when the socket drops
-    question = f"flights from London to Tokyo on {ahead(30)}"
+    question = f"flights from London to Rome on {ahead(32)}"
     url = str(page_app.make_url("/"))
     seen = await asyncio.to_thread(visit, driver, url, "page-resume", drive_resume, question)
     assert seen["new_socket"]
@@ -338,3 +362,116 @@ async def test_markup_in_a_providers_hotel_name_stays_inert_text(page_app, drive
     assert "<img" not in direct["html"] and "javascript:" not in " ".join(direct["links"])
     assert "<img" in direct["text"]  # shown as the text it is
     assert direct["links"] == [url + "#src-probe-1"]  # only the citation is a link
+
+
+SCROLL_TO_TOP = """
+const done = arguments[0], scroller = document.getElementById('scroller');
+scroller.addEventListener('scroll', () => done(scroller.scrollTop), {once: true});
+scroller.scrollTop = 0;
+"""
+IN_VIEW = """
+const view = document.getElementById('scroller').getBoundingClientRect();
+return arguments[0].every((el) => {
+  const r = el.getBoundingClientRect();
+  return r.top >= view.top - 1 && r.bottom <= view.bottom + 1;
+});
+"""
+RENDER_CALLS = """
+const list = window.wayfarerRender.toolCallsList([
+  {name: 'flight_search', provider: 'duffel', sandbox: false, results: [{}, {}], from_index: false, ingested: 0},
+  {name: 'weather_forecast', provider: 'open_meteo', sandbox: true, result_count: 1, from_index: true, ingested: 0},
+]);
+return [...list.querySelectorAll('li')].map((li) => li.textContent);
+"""
+
+
+def settled(driver: webdriver.Chrome, turn: int) -> WebElement:
+    """The `turn`th answer once it is drawn whole (its copy button comes with its lists)."""
+    box = assistant(driver, turn)
+    wait(driver, lambda d: box.find_elements(By.CSS_SELECTOR, ".actions"))
+    return box
+
+
+def drive_first_look(driver: webdriver.Chrome, day: dt.date, fault: SandboxFaults) -> dict[str, Any]:
+    note = driver.find_element(By.ID, "sandbox-note")
+    wait(driver, lambda d: note.is_displayed(), 10)
+    out: dict[str, Any] = {
+        "welcome": driver.find_element(By.ID, "welcome").is_displayed(),
+        "examples": [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#welcome button[data-ask]")],
+        "note": note.text,
+        "note_tools": driver.find_element(By.ID, "sandbox-tools").text,
+    }
+    # An example prompt is asked with one click.
+    driver.find_element(By.CSS_SELECTOR, '#welcome button[data-ask^="Flights from London to Lisbon"]').click()
+    first = settled(driver, 1)
+    out["first_question"] = driver.find_element(By.CSS_SELECTOR, ".turn.user .text").text
+    out["calls"] = [li.text for li in first.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
+    out["titles"] = [
+        (li.find_element(By.CSS_SELECTOR, ".source-title").text, li.find_element(By.CSS_SELECTOR, ".excerpt"))
+        for li in first.find_elements(By.CSS_SELECTOR, ".sources li")
+    ]
+    out["titles"] = [(title, ex.get_attribute("textContent")) for title, ex in out["titles"]]
+    # A reader opens a source, scrolls back up to re-read, then asks again: the new answer comes into view.
+    first.find_element(By.CSS_SELECTOR, ".answer a.cite").click()
+    out["scrolled_up_to"] = driver.execute_async_script(SCROLL_TO_TOP)
+    send(driver, "What's the weather in Lisbon this weekend?")
+    second = settled(driver, 2)
+    lists = second.find_elements(By.CSS_SELECTOR, ".tool-calls, .sources")
+    out["second_lists"] = len(lists)
+    out["second_in_view"] = driver.execute_script(IN_VIEW, lists)
+    # A reader who scrolls up while an answer is written stays where they are when it ends.
+    fault.latency_ms = 1500
+    send(driver, f"flights from Paris to Madrid on {day.isoformat()}")
+    third = assistant(driver, 3)
+    out["third_busy"] = third.get_attribute("aria-busy") == "true"
+    driver.execute_async_script(SCROLL_TO_TOP)
+    out["third_busy_after_scroll"] = third.get_attribute("aria-busy") == "true"
+    settled(driver, 3)
+    fault.latency_ms = 0
+    out["top_after_third"] = driver.execute_script("return document.getElementById('scroller').scrollTop;")
+    out["rendered_calls"] = driver.execute_script(RENDER_CALLS)
+    # The note can be hidden, and stays hidden in this tab; calls drawn from the history keep their label.
+    driver.find_element(By.ID, "sandbox-hide").click()
+    out["hidden"] = not note.is_displayed()
+    driver.refresh()
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#messages .tool-calls")) >= 3, 30)
+    out["hidden_after_reload"] = not driver.find_element(By.ID, "sandbox-note").is_displayed()
+    out["calls_after_reload"] = [li.text for li in driver.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
+    return out
+
+
+async def test_a_first_visit_says_what_to_ask_that_data_is_synthetic_and_keeps_answers_in_view(
+    page_app, driver
+) -> None:  # type: ignore[no-untyped-def]
+    url = str(page_app.make_url("/"))
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=40)
+    seen = await asyncio.to_thread(visit, driver, url, "page-first", drive_first_look, day, faults(page_app))
+    assert seen["welcome"] and len(seen["examples"]) >= 4
+    assert "synthetic" in seen["note"] and "README" in seen["note"]
+    offline = seen["note_tools"].split(", ")
+    assert {"flight_search", "hotel_search", "weather_forecast"} <= set(offline)
+    assert "location_search" not in offline  # the place catalogue is real data
+    assert seen["first_question"] == "Flights from London to Lisbon next Friday"
+    # Sandbox calls are not labelled as if a real provider answered them.
+    [call] = seen["calls"]
+    assert call.startswith("flight_search · sandbox (synthetic)") and "duffel" not in call
+    assert all(
+        c.startswith(("flight_search · sandbox", "weather_forecast · sandbox"))
+        for c in seen["calls_after_reload"]
+    )
+    assert seen["rendered_calls"] == [
+        "flight_search via duffel 2 results",
+        "weather_forecast · sandbox (synthetic) 1 result, from the index",
+    ]
+    # Long result titles end at a whole word with "…".
+    cut = [(title, full) for title, full in seen["titles"] if len(full) > 100]
+    assert cut, seen["titles"]
+    for title, full in cut:
+        kept = title.removesuffix("…")
+        assert title.endswith("…") and len(title) <= 100 and full.startswith(kept), (title, full)
+        assert not full[len(kept)].isalnum(), (title, full)
+    # The end of an answer (its tool calls and sources) is in view when it completes...
+    assert seen["scrolled_up_to"] == 0 and seen["second_lists"] == 2 and seen["second_in_view"]
+    # ...unless the reader scrolled up meanwhile.
+    assert seen["third_busy"] and seen["third_busy_after_scroll"] and seen["top_after_third"] == 0
+    assert seen["hidden"] and seen["hidden_after_reload"]

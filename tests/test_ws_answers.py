@@ -1,17 +1,37 @@
 """Answers over the WebSocket as a browser uses them: stop, reconnect and resume, one numbering of
-citations, and the history a reload shows. The real app, the sandbox over HTTP, real WebSockets."""
+citations, and the history a reload shows. The real app, the sandbox over HTTP, real WebSockets.
+
+One app for the module: each test talks as its own user, and the sandbox's latency is reset after each.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import re
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
 
 from connectors.sandbox.app import FAULTS
 from rag.web import keys
 
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 90.0  # a hang guard, not a timing assertion
+
+
+@pytest.fixture(scope="module")
+def client(shared_client: TestClient) -> TestClient:
+    return shared_client
+
+
+@pytest.fixture(autouse=True)
+def prompt_tools(client: TestClient) -> Iterator[None]:
+    """The sandbox answers at once again after a test that slowed it down."""
+    yield
+    slow_tools(client, 0)
 
 
 def ahead(days: int) -> str:

@@ -137,7 +137,7 @@ def activities_for_city(city: City) -> tuple[dict[str, Any], ...]:
                 "rating": f"{rng.randint(38, 50) / 10:.1f}",
                 "pictures": [f"https://images.sandbox.wayfarer.invalid/activities/{activity_id}.jpg"],
                 "bookingLink": f"https://book.sandbox.wayfarer.invalid/activities/{activity_id}",
-                "price": {"currencyCode": "EUR", "amount": money.fmt(price)},
+                "price": {"currencyCode": "EUR", "amount": money.fmt(price, "EUR")},
                 "minimumDuration": _duration(t.hours),
             }
         )

@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
+import unicodedata
+
+# Names as the airlines write them (and Duffel sends them): KLM, easyJet, SWISS, IndiGo, airBaltic.
+# Amadeus's dictionaries spell them in capitals: amadeus_name() below.
 CARRIERS: dict[str, str] = {
-    "AF": "AIR FRANCE", "BA": "BRITISH AIRWAYS", "U2": "EASYJET", "FR": "RYANAIR", "LH": "LUFTHANSA",
-    "EW": "EUROWINGS", "KL": "KLM ROYAL DUTCH AIRLINES", "IB": "IBERIA", "VY": "VUELING AIRLINES",
-    "UX": "AIR EUROPA", "TP": "TAP PORTUGAL", "AZ": "ITA AIRWAYS", "LX": "SWISS INTERNATIONAL AIR LINES",
-    "OS": "AUSTRIAN AIRLINES", "SN": "BRUSSELS AIRLINES", "SK": "SAS", "DY": "NORWEGIAN AIR SHUTTLE",
-    "AY": "FINNAIR", "FI": "ICELANDAIR", "EI": "AER LINGUS", "A3": "AEGEAN AIRLINES", "LO": "LOT POLISH AIRLINES",
-    "OK": "CZECH AIRLINES", "W6": "WIZZ AIR HUNGARY", "TK": "TURKISH AIRLINES", "PC": "PEGASUS AIRLINES",
-    "SU": "AEROFLOT", "EK": "EMIRATES", "EY": "ETIHAD AIRWAYS", "QR": "QATAR AIRWAYS", "LY": "EL AL ISRAEL AIRLINES",
-    "RJ": "ROYAL JORDANIAN", "SV": "SAUDIA", "MS": "EGYPTAIR", "AT": "ROYAL AIR MAROC", "ET": "ETHIOPIAN AIRLINES",
-    "KQ": "KENYA AIRWAYS", "SA": "SOUTH AFRICAN AIRWAYS", "TC": "AIR TANZANIA", "P4": "AIR PEACE",
-    "JL": "JAPAN AIRLINES", "NH": "ALL NIPPON AIRWAYS", "KE": "KOREAN AIR", "OZ": "ASIANA AIRLINES",
-    "CA": "AIR CHINA", "MU": "CHINA EASTERN AIRLINES", "CZ": "CHINA SOUTHERN AIRLINES", "CX": "CATHAY PACIFIC",
-    "CI": "CHINA AIRLINES", "BR": "EVA AIR", "SQ": "SINGAPORE AIRLINES", "TR": "SCOOT",
-    "TG": "THAI AIRWAYS INTERNATIONAL", "FD": "THAI AIRASIA", "MH": "MALAYSIA AIRLINES", "AK": "AIRASIA",
-    "GA": "GARUDA INDONESIA", "VN": "VIETNAM AIRLINES", "VJ": "VIETJET AIR", "PR": "PHILIPPINE AIRLINES",
-    "5J": "CEBU PACIFIC", "AI": "AIR INDIA", "6E": "INDIGO", "RA": "NEPAL AIRLINES", "UL": "SRILANKAN AIRLINES",
-    "QF": "QANTAS AIRWAYS", "VA": "VIRGIN AUSTRALIA", "NZ": "AIR NEW ZEALAND", "AA": "AMERICAN AIRLINES",
-    "DL": "DELTA AIR LINES", "UA": "UNITED AIRLINES", "AS": "ALASKA AIRLINES", "B6": "JETBLUE AIRWAYS",
-    "HA": "HAWAIIAN AIRLINES", "AC": "AIR CANADA", "WS": "WESTJET", "AM": "AEROMEXICO", "Y4": "VOLARIS",
-    "CM": "COPA AIRLINES", "AV": "AVIANCA", "LA": "LATAM AIRLINES GROUP", "G3": "GOL LINHAS AEREAS",
-    "AD": "AZUL BRAZILIAN AIRLINES", "AR": "AEROLINEAS ARGENTINAS",
+    "AF": "Air France", "BA": "British Airways", "U2": "easyJet", "FR": "Ryanair", "LH": "Lufthansa",
+    "EW": "Eurowings", "KL": "KLM", "IB": "Iberia", "VY": "Vueling", "UX": "Air Europa",
+    "TP": "TAP Air Portugal", "AZ": "ITA Airways", "LX": "SWISS", "OS": "Austrian Airlines",
+    "SN": "Brussels Airlines", "SK": "SAS", "DY": "Norwegian", "AY": "Finnair", "FI": "Icelandair",
+    "EI": "Aer Lingus", "A3": "Aegean Airlines", "LO": "LOT Polish Airlines", "OK": "Czech Airlines",
+    "W6": "Wizz Air", "BT": "airBaltic", "TK": "Turkish Airlines", "PC": "Pegasus Airlines", "SU": "Aeroflot",
+    "EK": "Emirates", "EY": "Etihad Airways", "QR": "Qatar Airways", "LY": "EL AL Israel Airlines",
+    "RJ": "Royal Jordanian", "SV": "Saudia", "MS": "EgyptAir", "AT": "Royal Air Maroc",
+    "ET": "Ethiopian Airlines", "KQ": "Kenya Airways", "SA": "South African Airways", "TC": "Air Tanzania",
+    "P4": "Air Peace", "JL": "Japan Airlines", "NH": "ANA", "KE": "Korean Air", "OZ": "Asiana Airlines",
+    "CA": "Air China", "MU": "China Eastern Airlines", "CZ": "China Southern Airlines",
+    "CX": "Cathay Pacific", "CI": "China Airlines", "BR": "EVA Air", "SQ": "Singapore Airlines", "TR": "Scoot",
+    "TG": "Thai Airways", "FD": "Thai AirAsia", "MH": "Malaysia Airlines", "AK": "AirAsia",
+    "GA": "Garuda Indonesia", "VN": "Vietnam Airlines", "VJ": "Vietjet", "PR": "Philippine Airlines",
+    "5J": "Cebu Pacific", "AI": "Air India", "6E": "IndiGo", "RA": "Nepal Airlines", "UL": "SriLankan Airlines",
+    "QF": "Qantas", "VA": "Virgin Australia", "NZ": "Air New Zealand", "AA": "American Airlines",
+    "DL": "Delta Air Lines", "UA": "United Airlines", "AS": "Alaska Airlines", "B6": "JetBlue",
+    "HA": "Hawaiian Airlines", "AC": "Air Canada", "WS": "WestJet", "AM": "Aeroméxico", "Y4": "Volaris",
+    "CM": "Copa Airlines", "AV": "Avianca", "LA": "LATAM Airlines", "G3": "GOL", "AD": "Azul",
+    "AR": "Aerolíneas Argentinas",
 }  # fmt: skip
 
 HOME: dict[str, tuple[str, ...]] = {
     "FR": ("AF",), "GB": ("BA", "U2"), "DE": ("LH", "EW"), "NL": ("KL",), "ES": ("IB", "UX", "VY"),
     "PT": ("TP",), "IT": ("AZ", "FR"), "CH": ("LX",), "AT": ("OS",), "BE": ("SN",), "DK": ("SK",),
     "SE": ("SK",), "NO": ("SK", "DY"), "FI": ("AY",), "IS": ("FI",), "IE": ("EI", "FR"), "GR": ("A3",),
-    "PL": ("LO", "W6"), "CZ": ("OK",), "HU": ("W6",), "TR": ("TK", "PC"), "RU": ("SU",),
+    "PL": ("LO", "W6"), "CZ": ("OK",), "LV": ("BT",), "HU": ("W6",), "TR": ("TK", "PC"), "RU": ("SU",),
     "AE": ("EK", "EY"), "QA": ("QR",), "IL": ("LY",), "JO": ("RJ",), "SA": ("SV",), "EG": ("MS",),
     "MA": ("AT",), "ET": ("ET",), "KE": ("KQ",), "ZA": ("SA",), "TZ": ("TC",), "NG": ("P4",),
     "JP": ("JL", "NH"), "KR": ("KE", "OZ"), "CN": ("CA", "MU", "CZ"), "HK": ("CX",), "TW": ("CI", "BR"),
@@ -50,7 +54,7 @@ GLOBAL_CONNECTORS = ("EK", "QR", "TK", "EY")
 HUBS: dict[str, tuple[str, ...]] = {
     "AF": ("CDG",), "BA": ("LHR",), "LH": ("FRA", "MUC"), "KL": ("AMS",), "IB": ("MAD",), "UX": ("MAD",),
     "TP": ("LIS",), "AZ": ("FCO",), "LX": ("ZRH",), "OS": ("VIE",), "SN": ("BRU",), "SK": ("CPH", "ARN", "OSL"),
-    "AY": ("HEL",), "FI": ("KEF",), "EI": ("DUB",), "A3": ("ATH",), "LO": ("WAW",), "OK": ("PRG",), "TK": ("IST",),
+    "AY": ("HEL",), "FI": ("KEF",), "EI": ("DUB",), "A3": ("ATH",), "LO": ("WAW",), "OK": ("PRG",), "BT": ("RIX",), "TK": ("IST",),
     "SU": ("SVO",), "EK": ("DXB",), "EY": ("AUH",), "QR": ("DOH",), "LY": ("TLV",), "RJ": ("AMM",), "SV": ("JED",),
     "MS": ("CAI",), "AT": ("CMN",), "ET": ("ADD",), "KQ": ("NBO",), "SA": ("JNB",), "TC": ("DAR",), "P4": ("LOS",),
     "JL": ("HND", "NRT"), "NH": ("HND", "NRT"), "KE": ("ICN",), "OZ": ("ICN",), "CA": ("PEK",), "MU": ("PVG",),
@@ -76,14 +80,20 @@ DOMESTIC_ONLY = frozenset(
 )
 
 AIRCRAFT: dict[str, str] = {
-    "320": "AIRBUS A320", "321": "AIRBUS A321", "32N": "AIRBUS A320NEO", "32Q": "AIRBUS A321NEO",
-    "223": "AIRBUS A220-300", "73H": "BOEING 737-800", "7M8": "BOEING 737 MAX 8", "E90": "EMBRAER 190",
-    "333": "AIRBUS A330-300", "339": "AIRBUS A330-900", "359": "AIRBUS A350-900", "351": "AIRBUS A350-1000",
-    "388": "AIRBUS A380-800", "789": "BOEING 787-9", "788": "BOEING 787-8", "77W": "BOEING 777-300ER",
+    "320": "Airbus A320", "321": "Airbus A321", "32N": "Airbus A320neo", "32Q": "Airbus A321neo",
+    "223": "Airbus A220-300", "73H": "Boeing 737-800", "7M8": "Boeing 737 MAX 8", "E90": "Embraer 190",
+    "333": "Airbus A330-300", "339": "Airbus A330-900", "359": "Airbus A350-900", "351": "Airbus A350-1000",
+    "388": "Airbus A380-800", "789": "Boeing 787-9", "788": "Boeing 787-8", "77W": "Boeing 777-300ER",
 }  # fmt: skip
 
 SHORT_HAUL_AIRCRAFT = ("320", "321", "32N", "32Q", "223", "73H", "7M8", "E90")
 LONG_HAUL_AIRCRAFT = ("333", "339", "359", "351", "789", "788", "77W")
+
+
+def amadeus_name(name: str) -> str:
+    """How Amadeus's dictionaries write a name: capitals without accents ('AEROMEXICO', 'EASYJET')."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return plain.upper()
 
 
 def home_carriers(country_code: str, region: str) -> tuple[str, ...]:

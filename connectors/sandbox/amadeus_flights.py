@@ -209,7 +209,7 @@ async def flight_destinations(request: web.Request) -> web.Response:
             "destination": code,
             "departureDate": dep.isoformat(),
             **({"returnDate": ret.isoformat()} if ret else {}),
-            "price": {"total": money.fmt(price)},
+            "price": {"total": money.fmt(price, "EUR")},
             "links": {
                 k: v
                 for k, v in _links(base, origin.city_code, code, dep, ret, window, common, non_stop).items()
@@ -273,7 +273,7 @@ async def flight_dates(request: web.Request) -> web.Response:
                 "destination": dest.city_code,
                 "departureDate": dep.isoformat(),
                 **({"returnDate": ret.isoformat()} if ret else {}),
-                "price": {"total": money.fmt(price)},
+                "price": {"total": money.fmt(price, "EUR")},
                 "links": {k: v for k, v in links.items() if k != "flightDates"},
             }
         )

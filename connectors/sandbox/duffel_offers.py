@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from connectors.sandbox import money
 from connectors.sandbox.airlines import AIRCRAFT, CARRIERS
 from connectors.sandbox.data import Catalogue
 from connectors.sandbox.rng import token
@@ -60,7 +61,8 @@ def place_json(cat: Catalogue, code: str) -> dict[str, Any]:
 
 
 def _carrier(code: str) -> dict[str, Any]:
-    return {"id": f"arl_{code.lower()}", "iata_code": code, "name": CARRIERS.get(code, code).title()}
+    """Duffel writes an airline's name as the airline does: 'KLM', 'easyJet', 'TAP Air Portugal'."""
+    return {"id": f"arl_{code.lower()}", "iata_code": code, "name": CARRIERS.get(code, code)}
 
 
 def offer_json(
@@ -95,7 +97,7 @@ def offer_json(
                     "aircraft": {
                         "id": f"arc_{s['aircraft']['code'].lower()}",
                         "iata_code": s["aircraft"]["code"],
-                        "name": AIRCRAFT.get(s["aircraft"]["code"], s["aircraft"]["code"]).title(),
+                        "name": AIRCRAFT.get(s["aircraft"]["code"], s["aircraft"]["code"]),
                     },
                     "stops": [],
                     "passengers": [
@@ -135,7 +137,7 @@ def offer_json(
         "total_currency": price["currency"],
         "base_amount": price["base"],
         "base_currency": price["currency"],
-        "tax_amount": f"{total - base:.2f}",
+        "tax_amount": money.fmt(total - base, price["currency"]),
         "tax_currency": price["currency"],
         "owner": _carrier(amadeus["validatingAirlineCodes"][0]),
         "slices": slices,

@@ -141,14 +141,14 @@ def night_price_eur(h: Hotel, night: dt.date, room_factor: float, adults: int) -
     return price * _season(h.city, night) * weekend * noise
 
 
-def _changes(nights: list[dt.date], prices: list[float]) -> list[dict[str, str]]:
+def _changes(nights: list[dt.date], prices: list[float], currency: str) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for night, price in zip(nights, prices, strict=True):
         end = (night + dt.timedelta(days=1)).isoformat()
-        if out and out[-1]["base"] == money.fmt(price):
+        if out and out[-1]["base"] == money.fmt(price, currency):
             out[-1]["endDate"] = end
         else:
-            out.append({"startDate": night.isoformat(), "endDate": end, "base": money.fmt(price)})
+            out.append({"startDate": night.isoformat(), "endDate": end, "base": money.fmt(price, currency)})
     return out
 
 
@@ -200,8 +200,8 @@ def hotel_offers_item(
                 * rooms
                 for night in nights
             ]
-            prices = [round(p, 2) for p in prices]
-            base = round(sum(prices), 2)
+            prices = [money.round_minor(p, cur) for p in prices]
+            base = money.round_minor(sum(prices), cur)
             offer_id = code(rng_for("offer-id", *key, n), 10)
             room_name = category.replace("_", " ").title()
             rate_text = (
@@ -225,11 +225,11 @@ def hotel_offers_item(
                     "guests": {"adults": adults},
                     "price": {
                         "currency": cur,
-                        "base": money.fmt(base),
-                        "total": money.fmt(base * (1 + tax)),
+                        "base": money.fmt(base, cur),
+                        "total": money.fmt(base * (1 + tax), cur),
                         "variations": {
-                            "average": {"base": money.fmt(base / len(nights))},
-                            "changes": _changes(nights, prices),
+                            "average": {"base": money.fmt(base / len(nights), cur)},
+                            "changes": _changes(nights, prices, cur),
                         },
                     },
                     "policies": _policies(refundable, check_in, offset),

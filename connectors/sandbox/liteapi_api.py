@@ -230,8 +230,8 @@ def _room_types(
         estimated = offer["room"]["typeEstimated"]
         category = estimated["category"]
         board, board_name, factor = BOARDS[min(2, int(unit("lite-board", h.hotel_id, category) * 2.6))]
-        total = round(float(offer["price"]["total"]) * factor, 2)
-        base_total = round(float(offer["price"]["base"]) * factor, 2)
+        total = money.round_minor(float(offer["price"]["total"]) * factor, currency)
+        base_total = money.round_minor(float(offer["price"]["base"]) * factor, currency)
         beds = estimated["beds"]
         name = f"{category.replace('_', ' ').title()}, {beds} {estimated['bedType'].title()} bed{'s' if beds > 1 else ''}"
         refundable = "cancellations" in offer["policies"]
@@ -276,7 +276,7 @@ def _rate(
     mapping: bool,
     category: str,
 ) -> dict[str, Any]:
-    amount = round(amount, 2)
+    amount = money.round_minor(amount, currency)
     deadline = check_in - dt.timedelta(days=2) if refundable else dt.date.today()
     rate: dict[str, Any] = {
         "rateId": _token(),
@@ -290,7 +290,7 @@ def _rate(
         "boardName": board_name,
         "remarks": "",
         "priceType": "commission",
-        "commission": [{"amount": round(amount * 0.1, 2), "currency": currency}],
+        "commission": [{"amount": money.round_minor(amount * 0.1, currency), "currency": currency}],
         "retailRate": {
             "total": [{"amount": amount, "currency": currency}],
             "initialPrice": [{"amount": amount, "currency": currency}],
@@ -298,7 +298,7 @@ def _rate(
                 {
                     "included": True,
                     "description": "Taxes",
-                    "amount": round(amount - base_amount, 2),
+                    "amount": money.round_minor(amount - base_amount, currency),
                     "currency": currency,
                 }
             ],

@@ -1,10 +1,13 @@
-"""Fixed exchange rates (units per euro) so prices can be quoted in any catalogue currency, deterministically."""
+"""Fixed exchange rates (units per euro) so prices can be quoted in any catalogue currency, deterministically,
+and amounts in each currency's minor units, as the real APIs send them: 21400 yen, 12.50 euros, 3.250 dinars.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import pycountry
+from babel.numbers import get_currency_precision
 
 RATES_PER_EUR: dict[str, float] = {
     "EUR": 1.0, "USD": 1.08, "GBP": 0.85, "CHF": 0.95, "JPY": 162.0, "CNY": 7.8, "HKD": 8.4, "SGD": 1.45,
@@ -36,9 +39,21 @@ def to_eur(amount: float, currency: str) -> float:
     return amount / RATES_PER_EUR[currency.upper()]
 
 
-def fmt(amount: float) -> str:
-    """Amadeus writes amounts as strings with two decimals."""
-    return f"{amount:.2f}"
+@lru_cache(maxsize=256)
+def minor_units(currency: str) -> int:
+    """Digits after the decimal point (CLDR's, through babel): 0 for JPY or KRW, 3 for KWD or BHD, mostly 2."""
+    return get_currency_precision(currency.upper())
+
+
+def round_minor(amount: float, currency: str) -> float:
+    """The amount rounded to what the currency can express: whole yen, cents, fils."""
+    digits = minor_units(currency)
+    return round(amount) if digits == 0 else round(amount, digits)
+
+
+def fmt(amount: float, currency: str) -> str:
+    """An amount as the APIs write it in JSON strings: '21400' yen, '12.50' euros, '3.250' dinars."""
+    return f"{amount:.{minor_units(currency)}f}"
 
 
 @lru_cache(maxsize=128)

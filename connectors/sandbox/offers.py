@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from connectors.sandbox import money
-from connectors.sandbox.airlines import AIRCRAFT, CARRIERS, FIRST_CLASS, LOW_COST
+from connectors.sandbox.airlines import AIRCRAFT, CARRIERS, FIRST_CLASS, LOW_COST, amadeus_name
 from connectors.sandbox.data import Catalogue, Place
 from connectors.sandbox.flights import LegOption, Segment, leg_options
 from connectors.sandbox.geo import iso_duration
@@ -135,9 +135,11 @@ def _offer(
     adult_ids: list[int] = []
     for n, kind in enumerate(_travelers(q), start=1):
         share = TRAVELER_SHARE[kind]
-        t_base = round(money.convert(fare_eur * share, q.currency), 2)
-        t_tax = round(money.convert(tax_eur * (0.25 if kind == "HELD_INFANT" else share), q.currency), 2)
-        t_total = round(t_base + t_tax, 2)
+        t_base = money.round_minor(money.convert(fare_eur * share, q.currency), q.currency)
+        t_tax = money.round_minor(
+            money.convert(tax_eur * (0.25 if kind == "HELD_INFANT" else share), q.currency), q.currency
+        )
+        t_total = money.round_minor(t_base + t_tax, q.currency)
         total, base = total + t_total, base + t_base
         if kind == "ADULT":
             adult_total = t_total
@@ -146,7 +148,11 @@ def _offer(
             "travelerId": str(n),
             "fareOption": "STANDARD",
             "travelerType": kind,
-            "price": {"currency": q.currency, "total": money.fmt(t_total), "base": money.fmt(t_base)},
+            "price": {
+                "currency": q.currency,
+                "total": money.fmt(t_total, q.currency),
+                "base": money.fmt(t_base, q.currency),
+            },
             "fareDetailsBySegment": [
                 {
                     "segmentId": str(seg_id),
@@ -176,10 +182,13 @@ def _offer(
         "itineraries": itineraries,
         "price": {
             "currency": q.currency,
-            "total": money.fmt(total),
-            "base": money.fmt(base),
-            "fees": [{"amount": "0.00", "type": "SUPPLIER"}, {"amount": "0.00", "type": "TICKETING"}],
-            "grandTotal": money.fmt(total),
+            "total": money.fmt(total, q.currency),
+            "base": money.fmt(base, q.currency),
+            "fees": [
+                {"amount": money.fmt(0, q.currency), "type": "SUPPLIER"},
+                {"amount": money.fmt(0, q.currency), "type": "TICKETING"},
+            ],
+            "grandTotal": money.fmt(total, q.currency),
         },
         "pricingOptions": {"fareType": ["PUBLISHED"], "includedCheckedBagsOnly": bags > 0},
         "validatingAirlineCodes": [out.carrier],
@@ -221,10 +230,11 @@ def _dictionaries(cat: Catalogue, offers: list[dict[str, Any]], currency: str) -
                             "cityCode": place.city_code,
                             "countryCode": place.country_code,
                         }
-                aircraft[seg["aircraft"]["code"]] = AIRCRAFT.get(
-                    seg["aircraft"]["code"], seg["aircraft"]["code"]
+                plane = seg["aircraft"]["code"]
+                aircraft[plane] = amadeus_name(AIRCRAFT.get(plane, plane))
+                carriers[seg["carrierCode"]] = amadeus_name(
+                    CARRIERS.get(seg["carrierCode"], seg["carrierCode"])
                 )
-                carriers[seg["carrierCode"]] = CARRIERS.get(seg["carrierCode"], seg["carrierCode"])
     if not offers:
         return {}
     return {

@@ -1,8 +1,9 @@
-"""Synthetic daily weather, pure: a climate from latitude, season and continentality, plus hashed daily draws.
+"""Synthetic daily weather, pure: the place's climate normals (climate.py) plus hashed daily draws.
 
 The same rounded point and date always give the same day, whatever else the request asks for. Values are
-plausible, not forecasts: warm tropics, cold high latitudes, big seasonal swings inland, dry deserts,
-Mediterranean dry summers, WMO weather codes consistent with the precipitation.
+plausible, not forecasts: a day near the normal high and low for the city and season (Rome in late
+November about 8 to 16 °C), dry deserts, monsoon rains, Mediterranean dry summers, WMO weather codes
+consistent with the precipitation.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
+from connectors.sandbox import climate
 from connectors.sandbox.rng import rng_for
 
 DAILY_UNITS = {
@@ -41,127 +43,52 @@ class Day:
     uv_index_max: float
 
 
-def _box(lat: float, lon: float, lat_range: tuple[float, float], lon_range: tuple[float, float]) -> bool:
-    return lat_range[0] <= lat <= lat_range[1] and lon_range[0] <= lon <= lon_range[1]
-
-
-def continentality(lat: float, lon: float) -> float:
-    """How far the seasons swing: low on western coasts and in the southern hemisphere, high inland."""
-    if _box(lat, lon, (35, 72), (40, 135)):
-        return 1.25  # Eurasian interior
-    if _box(lat, lon, (30, 65), (-115, -80)):
-        return 1.2  # North American interior
-    if _box(lat, lon, (35, 65), (-80, -60)):
-        return 1.05  # North American east coast
-    if _box(lat, lon, (55, 72), (-25, 9)):
-        return 0.45  # North Atlantic
-    if _box(lat, lon, (35, 55), (-25, 9)) or _box(lat, lon, (30, 60), (-130, -117)):
-        return 0.65  # Atlantic Europe, Pacific North America
-    if lat < 0:
-        return 0.6
-    return 0.9
-
-
-def aridity(lat: float, lon: float) -> bool:
-    return (
-        _box(lat, lon, (15, 33), (-17, 60))  # Sahara and Arabia
-        or _box(lat, lon, (28, 38), (-118, -104))  # US south-west
-        or _box(lat, lon, (-32, -18), (118, 145))  # Australian interior
-        or cold_coast_desert(lat, lon)
-    )
-
-
-def cold_coast_desert(lat: float, lon: float) -> bool:
-    """The Peruvian and Atacama coasts: rainless but cooled by the Humboldt current."""
-    return _box(lat, lon, (-18, -4), (-81.5, -76)) or _box(lat, lon, (-30, -18), (-71.5, -69.5))
-
-
-# Zonal mean sea-level temperature (°C) by latitude.
-_ZONAL = (
-    (0, 27.0),
-    (20, 25.5),
-    (30, 20.0),
-    (40, 14.5),
-    (50, 9.0),
-    (60, 3.0),
-    (70, -5.0),
-    (80, -15.0),
-    (90, -20.0),
-)
-
-
-def zonal_mean(abs_lat: float) -> float:
-    for (lat0, t0), (lat1, t1) in zip(_ZONAL, _ZONAL[1:], strict=False):
-        if abs_lat <= lat1:
-            return t0 + (t1 - t0) * (abs_lat - lat0) / (lat1 - lat0)
-    return _ZONAL[-1][1]
-
-
-def mediterranean(lat: float, lon: float) -> bool:
-    return (
-        _box(lat, lon, (30, 45), (-10, 40))
-        or _box(lat, lon, (32, 40), (-124, -117))
-        or _box(lat, lon, (-36, -30), (-72, -70))
-    )
-
-
-def _season(lat: float, day: dt.date) -> float:
-    """+1 at the height of local summer, -1 in deep winter."""
-    peak = 200 if lat >= 0 else 18
-    return math.cos(2 * math.pi * (day.timetuple().tm_yday - peak) / 365.25)
-
-
 def _noise(lat: float, lon: float, day: dt.date) -> float:
     return rng_for("weather-anomaly", f"{lat:.1f}", f"{lon:.1f}", day.isoformat()).gauss(0, 1)
 
 
+def _wet_chance(n: climate.Normals, lat: float, lon: float, yday: int) -> tuple[float, float]:
+    """The chance of a wet day and the mean rain of a wet day (mm), from the climate type and season."""
+    season = n.season(yday)
+    if n.kind in (climate.Kind.DESERT, climate.Kind.COLD_COAST):
+        return 0.04, 3.0
+    if n.kind is climate.Kind.MONSOON:  # dry winters, a drenching July and August
+        return max(0.03, 0.35 + 0.4 * climate.monsoon_rains(yday)), 14.0
+    if abs(lat) < 10:
+        return 0.45 + 0.1 * season, 11.0  # equatorial: rain all year
+    if abs(lat) < 23:
+        return 0.3 + 0.25 * season, 11.0  # a wet season in local summer
+    if climate.mediterranean(lat, lon):
+        return 0.2 - 0.15 * season, 6.0  # dry summers, wet winters
+    if n.kind is climate.Kind.HUMID:
+        return 0.35 + 0.15 * season, 8.0  # the East Asian summer rains
+    return 0.38, 4.5
+
+
 def day_weather(lat: float, lon: float, elevation_m: float, day: dt.date) -> Day:
+    """One day's weather at the point: its climate normal for the date, a daily anomaly, rain and wind."""
     abs_lat = abs(lat)
-    season = _season(lat, day)
-    arid = aridity(lat, lon)
-    cold_coast = cold_coast_desert(lat, lon)
-    mean = zonal_mean(abs_lat) - 5.0 * elevation_m / 1000
-    mean += (
-        -6.0
-        if cold_coast
-        else 2.5
-        if arid
-        else (5.0 if lat > 55 else 3.0)
-        if _box(lat, lon, (35, 72), (-25, 9))
-        else 0.0
+    n = climate.normals(round(lat, 1), round(lon, 1), round(elevation_m))
+    yday = day.timetuple().tm_yday
+    season = n.season(yday)
+    # Day-to-day swings: small in the tropics, larger at high latitudes, largest in continental winters.
+    spread = (0.8 + 1.8 * min(1.0, max(0.0, (abs_lat - 10) / 30))) * (
+        1 + 0.3 * max(0.0, -season) * min(1.0, n.winter_continentality)
     )
-    amplitude = max(1.0, 0.27 * abs_lat * continentality(lat, lon))
-    climate = mean + amplitude * season
-    spread = 3.0 if abs_lat > 25 else 1.2
     anomaly = spread * sum(
         w * _noise(lat, lon, day - dt.timedelta(days=k)) for k, w in enumerate((0.55, 0.3, 0.15))
     )
-    day_range = (
-        7.0
-        if cold_coast
-        else 14.0
-        if arid
-        else 7.0
-        if abs_lat < 15
-        else 9.0 * min(1.3, continentality(lat, lon) + 0.2)
-    )
+    mean, day_range = n.mean(yday), n.range_on(yday)
 
     rng = rng_for("weather-day", f"{lat:.1f}", f"{lon:.1f}", day.isoformat())
-    if arid:
-        p_wet, mean_mm = 0.04, 3.0
-    elif abs_lat < 10:
-        p_wet, mean_mm = 0.45 + 0.1 * season, 11.0  # equatorial: rain all year
-    elif abs_lat < 23:
-        p_wet, mean_mm = 0.3 + 0.25 * season, 11.0  # a wet season in local summer
-    elif mediterranean(lat, lon):
-        p_wet, mean_mm = 0.2 - 0.15 * season, 6.0  # dry summers, wet winters
-    else:
-        p_wet, mean_mm = 0.38, 4.5
+    p_wet, mean_mm = _wet_chance(n, lat, lon, yday)
     wet = rng.random() < p_wet
     precip = round(rng.expovariate(1 / mean_mm) + 0.2, 1) if wet else 0.0
 
-    t_max = round(climate + anomaly + day_range / 2 - (1.5 if wet else 0.0), 1)
-    t_min = round(climate + anomaly - day_range / 2 + (1.0 if wet else 0.0), 1)
+    # Clouds narrow the day-night gap; centred on the chance of rain so the normals stay the means.
+    cloud_shift = (1 - p_wet) if wet else -p_wet
+    t_max = round(mean + anomaly + day_range / 2 - 1.5 * cloud_shift, 1)
+    t_min = round(mean + anomaly - day_range / 2 + 1.0 * cloud_shift, 1)
     snow = wet and t_max < 1.5
     cloud = rng.random()
     if not wet:
@@ -179,7 +106,7 @@ def day_weather(lat: float, lon: float, elevation_m: float, day: dt.date) -> Day
             code = 51 if precip < 1 else 61 if precip < 3 else 63 if precip < 10 else 65
 
     wind = max(3.0, 9 + 0.25 * abs_lat + rng.gauss(0, 5) + (7 if wet else 0))
-    sun = 90 - abs(lat - 23.44 * math.sin(2 * math.pi * (day.timetuple().tm_yday - 81) / 365.25))
+    sun = 90 - abs(lat - 23.44 * math.sin(2 * math.pi * (yday - 81) / 365.25))
     uv = 12.5 * max(0.0, math.sin(math.radians(sun))) ** 2.5 * (0.55 if wet else 1 - 0.35 * (code / 3))
     return Day(
         temperature_2m_max=t_max,

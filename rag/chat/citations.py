@@ -21,6 +21,21 @@ from rag.i18n import message
 Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
+TITLE_CHARS = 100
+# Where a cut title may end: never on a dangling separator ("Hotel Roma, 4* —…").
+_TRAILING = " \t\n,;:-\u2013\u2014(/|·"
+
+
+def shorten(text: str, limit: int = TITLE_CHARS) -> str:
+    """``text`` on one line in at most ``limit`` characters: whole if it fits, else cut at its last word
+    boundary with "…", since a title cut mid-word reads as a typo. Only when no boundary falls in the
+    second half (one very long word) is a word cut, so the title still says something."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", 0, limit)  # the kept text ends before it, leaving room for the "…"
+    kept = text[:space] if space >= limit // 2 else text[: limit - 1]
+    return (kept.rstrip(_TRAILING) or kept) + "…"
 
 
 def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,7 +44,7 @@ def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]
         return {
             "id": str(payload.get("identity", point_id)),
             "kind": str(payload.get("kind", "live")),
-            "title": str(payload.get("text", ""))[:100],
+            "title": shorten(str(payload.get("text", ""))),
             "section": None,
             "source": "live",
             "provider": payload.get("provider"),
@@ -57,7 +72,7 @@ def live_source(result: Result) -> dict[str, Any]:
     return {
         "id": result.identity,
         "kind": result.kind,
-        "title": result.render()[:100],
+        "title": shorten(result.render()),
         "section": None,
         "source": "live",
         "provider": result.provider,

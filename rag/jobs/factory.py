@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
@@ -34,6 +35,7 @@ def create_jobs(
     sparse: SparseEncoder,
     tools: ToolService,
     metrics: Metrics,
+    seed_progress: Callable[[int, int], None] | None = None,
 ) -> JobRunner:
     s = settings.scheduler
     popular = tools.popular or PopularCalls(kv, s.refresh_window_hours * 3600)
@@ -45,7 +47,7 @@ def create_jobs(
     jobs = [
         Job(
             SEED_SYNC,
-            functools.partial(tasks.seed_sync, ingestor, settings.index.seed_dir),
+            functools.partial(tasks.seed_sync, ingestor, settings.index.seed_dir, seed_progress),
             s.seed_sync_minutes,
         ),
         Job(PURGE_EXPIRED, functools.partial(tasks.purge_expired, store, kv, s), s.purge_expired_minutes),

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rag.errors import ToolValidationError, WayfarerError
 from rag.ingest.pipeline import Ingestor
-from rag.ingest.seeding import seed_directory
+from rag.ingest.seeding import load_corpus, seed_directory
 from rag.kv.base import KVStore
 from rag.live.ingest import request_key
 from rag.live.popular import PopularCalls
@@ -21,13 +23,29 @@ from rag.store.base import Filter, VectorStore
 logger = logging.getLogger(__name__)
 
 
-async def seed_sync(ingestor: Ingestor, seed_dir: Path) -> dict[str, Any]:
+async def seed_sync(
+    ingestor: Ingestor, seed_dir: Path, report: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
     """Re-ingest changed seed documents (by content hash), delete removed ones, skip the rest.
 
     Unchanged documents cost one KV read each and no embedding. A document is recorded only after all
-    its chunks are written, so a killed run is finished by the next.
+    its chunks are written, so a killed run is finished by the next. Progress is logged about every
+    tenth of the corpus ("seeding 41 documents: 12/41") and given to ``report`` (done, total).
     """
-    return (await seed_directory(ingestor, seed_dir)).as_dict()
+    docs = await asyncio.to_thread(load_corpus, seed_dir)
+    total, done = len(docs), 0
+    every = max(1, total // 10)
+
+    def progress(n: int) -> None:
+        nonlocal done
+        done += n
+        if report is not None:
+            report(done, total)
+        if done % every == 0 or done == total:
+            logger.info("seeding %d documents: %d/%d", total, done, total)
+
+    progress(0)
+    return (await seed_directory(ingestor, seed_dir, progress, docs)).as_dict()
 
 
 async def purge_expired(

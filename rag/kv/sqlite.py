@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
@@ -46,6 +47,18 @@ class SQLiteKV:
         self._writes = 0
 
     async def open(self) -> None:
+        """Open the database; a cancelled open (Ctrl-C while the service starts) still finishes and
+        closes, since aiosqlite's thread would otherwise outlive the event loop."""
+        opening = asyncio.ensure_future(self._open())
+        try:
+            await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await opening
+            await self.close()
+            raise
+
+    async def _open(self) -> None:
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: autocommit, so each single-statement operation is its own transaction.

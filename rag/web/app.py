@@ -35,6 +35,7 @@ from rag.web.middleware import error_middleware, json_protocol_errors, metrics_m
 from rag.web.openapi import routes as openapi_routes
 from rag.web.page import routes as page_routes
 from rag.web.routes import routes
+from rag.web.startup import Startup, tracked
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +185,7 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
         sparse=app[keys.SPARSE],
         tools=app[keys.TOOL_SERVICE],
         metrics=app[keys.METRICS],
+        seed_progress=app[keys.STARTUP].seeded if keys.STARTUP in app else None,
     )
     app[keys.JOBS] = jobs
     if settings.index.seed_on_start:  # under seed-sync's lock: replicas starting together seed once
@@ -198,16 +200,32 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
     await jobs.stop()
 
 
-def create_app(settings: Settings) -> web.Application:
+# Start-up steps, in order, as /readyz names them while the service loads.
+STEPS = (
+    ("key-value store", kv_ctx),
+    ("travel tools", tools_ctx),
+    ("LLM client", llm_ctx),
+    ("embedding model", model_ctx),
+    ("router", router_ctx),
+    ("index", store_ctx),
+    ("services", services_ctx),
+    ("live tools", live_ctx),
+    ("seed corpus", jobs_ctx),
+)
+
+
+def create_app(settings: Settings, startup: Startup | None = None) -> web.Application:
+    """The service. ``startup`` records its start-up steps as they run (``wayfarer serve`` answers
+    /readyz with them while loading)."""
     json_protocol_errors()
     app = web.Application(
         middlewares=[metrics_middleware, error_middleware], client_max_size=settings.limits.max_body_bytes
     )
     app[keys.SETTINGS] = settings
     app[keys.METRICS] = Metrics()
-    app.cleanup_ctx.extend(
-        [kv_ctx, tools_ctx, llm_ctx, model_ctx, router_ctx, store_ctx, services_ctx, live_ctx, jobs_ctx]
-    )
+    if startup is not None:
+        app[keys.STARTUP] = startup
+    app.cleanup_ctx.extend(tracked(startup or Startup(), list(STEPS)))
     app.add_routes(routes)
     app.add_routes(chat_routes)
     app.add_routes(page_routes)

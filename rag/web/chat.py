@@ -18,9 +18,11 @@ from rag.errors import (
     UnknownFrameError,
     ValidationError,
     WayfarerError,
+    WebSocketRequiredError,
 )
 from rag.web import keys
 from rag.web.auth import require_user
+from rag.web.jsonio import json_response
 from rag.web.middleware import error_body
 from rag.web.schemas import (
     FRAMES,
@@ -48,7 +50,7 @@ async def chat(request: web.Request) -> web.Response:
     async for event in respond(body.user_id, body.message, answer_id=answer_id, timezone=body.timezone):
         if event.get("complete"):
             final = event
-    return web.json_response(final)
+    return json_response(final)
 
 
 @routes.get("/v1/sessions/{user_id}")
@@ -58,7 +60,7 @@ async def session(request: web.Request) -> web.Response:
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
     history = await sessions.history(user_id)
-    return web.json_response(
+    return json_response(
         {
             "user_id": user_id,
             "trip": trip.model_dump(mode="json", exclude_none=True),
@@ -72,7 +74,7 @@ async def forget(request: web.Request) -> web.Response:
     user_id = user_id_param(request.match_info["user_id"])
     require_user(request, user_id)
     forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
-    return web.json_response({"forgotten": forgotten})
+    return json_response({"forgotten": forgotten})
 
 
 @routes.get("/v1/ws")
@@ -86,6 +88,11 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     require_user(request, user_id, query_token=True)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
+    if not ws.can_prepare(request).ok:
+        raise WebSocketRequiredError(
+            "/v1/ws speaks WebSocket: connect with a WebSocket client (an Upgrade: websocket request), "
+            "or use POST /v1/chat for one answer over plain HTTP"
+        )
     await ws.prepare(request)
     conversation = _Connection(ws, request.app, user_id)
     try:

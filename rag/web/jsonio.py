@@ -1,4 +1,4 @@
-"""Client JSON parsed within limits: depth, integer size, finite numbers, well-formed text. Pure.
+"""Response JSON for people, and client JSON parsed within limits: depth, integer size, finite numbers, well-formed text. Pure.
 
 Python's own decoder takes a 5,000-digit integer or 100,000 nested brackets as far as its limits (a
 ValueError or a RecursionError deep inside), accepts ``NaN`` and ``Infinity``, and decodes ``"\\ud800"``
@@ -13,6 +13,8 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from aiohttp import web
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -85,3 +87,13 @@ def _text(s: str) -> None:
         raise JSONLimitError(
             "a string holds an unpaired UTF-16 surrogate (\\ud800-\\udfff), which is not text"
         )
+
+
+def dumps(value: Any) -> str:
+    """Response JSON as a person reads it in a terminal: characters as themselves ("→", "é"), not
+    \\u escapes, and a final newline so a shell prompt starts on its own line."""
+    return json.dumps(value, ensure_ascii=False) + "\n"
+
+
+def json_response(value: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response(value, status=status, headers=headers, dumps=dumps)

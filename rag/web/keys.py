@@ -20,6 +20,7 @@ from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 from rag.settings import Settings
 from rag.store.switch import SwitchableStore
+from rag.web.startup import Startup
 
 SETTINGS = web.AppKey("settings", Settings)
 KV = web.AppKey("kv", KVStore)
@@ -39,3 +40,4 @@ ANSWERS = web.AppKey("answers", AnswerBook)
 METRICS = web.AppKey("metrics", Metrics)
 JOBS = web.AppKey("jobs", JobRunner)
 DOCUMENT_JOBS = web.AppKey("document_jobs", DocumentJobs)
+STARTUP = web.AppKey("startup", Startup)

@@ -12,6 +12,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from rag.errors import WayfarerError
 from rag.web import keys
+from rag.web.jsonio import json_response
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except WayfarerError as exc:
         if exc.status >= 500:
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
-        response = web.json_response(exc.to_json(), status=exc.status)
+        response = json_response(exc.to_json(), status=exc.status)
         if request.content.exception() is not None:
             response.force_close()  # the body could not be read to its end: this connection is spent
         return response
@@ -56,10 +57,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status == 404:
             message = f"no such endpoint: {request.path}"
         allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
-        return web.json_response(error_body(code, message), status=exc.status, headers=allow)
+        return json_response(error_body(code, message), status=exc.status, headers=allow)
     except Exception:
         logger.exception("%s %s crashed", request.method, request.path)
-        return web.json_response(error_body("internal_error", "internal error"), status=500)
+        return json_response(error_body("internal_error", "internal error"), status=500)
 
 
 @web.middleware
@@ -105,7 +106,7 @@ def json_protocol_errors() -> None:
         code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal_error")
         text = " ".join((message or "").split()) if status < 500 else ""
         text = text.removeprefix(f"{status}, message: ") or HTTPStatus(status).phrase
-        response = web.json_response(error_body(code, text[:300]), status=status)
+        response = json_response(error_body(code, text[:300]), status=status)
         response.force_close()
         return response
 

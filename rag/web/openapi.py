@@ -203,7 +203,7 @@ def endpoints() -> list[Endpoint]:
             "The chat over a WebSocket (an upgrade, not a JSON endpoint)",
             "chat",
             "user",
-            raises=(errors.UnauthorizedError, errors.RequestError),  # 400: not a WebSocket request
+            raises=(errors.UnauthorizedError, errors.ValidationError, errors.WebSocketRequiredError),
             params=(
                 _param("query", "user_id", "Whose conversation this is", {"type": "string"}, required=True),
                 _param("query", "token", "The user token (browsers cannot set headers)", {"type": "string"}),

@@ -236,7 +236,8 @@ class ChatToolCall(BaseModel):
     name: str
     params: dict[str, Any]
     provider: str | None
-    results: int
+    sandbox: bool = Field(False, description="Whether the results are synthetic sandbox data")
+    result_count: int = Field(description="How many results the call returned (the results are in sources)")
     from_index: bool
     ingested: int
     error: str | None = Field(None, description="The error code when the call failed")

@@ -10,6 +10,7 @@ from rag.retrieval.service import public_metadata
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
 from rag.web.auth import require_admin, require_user
+from rag.web.jsonio import json_response
 from rag.web.schemas import (
     DocumentsRequest,
     RecallRequest,
@@ -34,7 +35,7 @@ async def metrics(request: web.Request) -> web.Response:
 
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
+    return json_response({"status": "ok"})
 
 
 @routes.get("/readyz")
@@ -48,7 +49,7 @@ async def readyz(request: web.Request) -> web.Response:
         "kv": keys.KV in app and await _kv_takes_writes(app),
     }
     ready = all(checks.values())
-    return web.json_response(
+    return json_response(
         {"status": "ready" if ready else "not_ready", "checks": checks}, status=200 if ready else 503
     )
 
@@ -95,12 +96,12 @@ async def search(request: web.Request) -> web.Response:
         }
         for h in hits
     ]
-    return web.json_response({"results": results})
+    return json_response({"results": results})
 
 
 @routes.get("/v1/tools")
 async def list_tools(request: web.Request) -> web.Response:
-    return web.json_response({"tools": request.app[keys.TOOLS].describe()})
+    return json_response({"tools": request.app[keys.TOOLS].describe()})
 
 
 @routes.post("/v1/tools/{name}")
@@ -113,7 +114,7 @@ async def call_tool(request: web.Request) -> web.Response:
     outcome = await request.app[keys.TOOL_SERVICE].call(
         request.match_info["name"], params, user_id, strict=True
     )
-    return web.json_response(outcome.to_json())
+    return json_response(outcome.to_json())
 
 
 @routes.post("/v1/recall")
@@ -122,7 +123,7 @@ async def recall(request: web.Request) -> web.Response:
     body = await read_body(request, RecallRequest)
     require_user(request, body.user_id)
     hits = await request.app[keys.TOOL_SERVICE].recall(body.message, body.user_id, body.limit)
-    return web.json_response(
+    return json_response(
         {
             "recall": hits is not None,
             "results": [
@@ -154,10 +155,10 @@ async def route(request: web.Request) -> web.Response:
         raise ValidationError(f"message: at most {limit} characters")
     if body.user_id is not None:
         chat = request.app[keys.CHAT]
-        return web.json_response(await chat.preview(body.user_id, body.message, body.timezone))
+        return json_response(await chat.preview(body.user_id, body.message, body.timezone))
     today = request.app[keys.CHAT].today(body.timezone)
     decision = await request.app[keys.ROUTER].route(body.message, today=today)
-    return web.json_response(decision.to_json())
+    return json_response(decision.to_json())
 
 
 @routes.post("/v1/documents")
@@ -179,9 +180,9 @@ async def add_documents(request: web.Request) -> web.Response:
         or sum(len(d.text) for d in docs) > request.app[keys.SETTINGS].limits.document_job_chars
     ):
         status = await request.app[keys.DOCUMENT_JOBS].start(docs)
-        return web.json_response(status, status=202, headers={"Location": f"/v1/uploads/{status['id']}"})
+        return json_response(status, status=202, headers={"Location": f"/v1/uploads/{status['id']}"})
     counts = await request.app[keys.INGESTOR].ingest(docs)
-    return web.json_response(counts.as_dict())
+    return json_response(counts.as_dict())
 
 
 @routes.get("/v1/uploads/{job_id}")
@@ -191,7 +192,7 @@ async def document_job(request: web.Request) -> web.Response:
     status = await request.app[keys.DOCUMENT_JOBS].status(request.match_info["job_id"])
     if status is None:
         raise NotFoundError("no such document job (jobs are kept for 7 days)")
-    return web.json_response(status)
+    return json_response(status)
 
 
 @routes.delete("/v1/documents/{document_id:.+}")
@@ -199,13 +200,13 @@ async def delete_document(request: web.Request) -> web.Response:
     require_admin(request)
     doc_id = request.match_info["document_id"]
     found = await request.app[keys.INGESTOR].delete_document(doc_id)
-    return web.json_response({"deleted": 1 if found else 0})
+    return json_response({"deleted": 1 if found else 0})
 
 
 @routes.get("/v1/admin/jobs")
 async def jobs(request: web.Request) -> web.Response:
     require_admin(request)
-    return web.json_response({"jobs": await request.app[keys.JOBS].status()})
+    return json_response({"jobs": await request.app[keys.JOBS].status()})
 
 
 @routes.post("/v1/admin/reindex")
@@ -215,4 +216,4 @@ async def reindex(request: web.Request) -> web.Response:
     body = await read_body(request, ReindexRequest)
     runner = request.app[keys.JOBS]
     names = [body.job] if body.job else runner.scheduled()
-    return web.json_response({"runs": [await runner.run(name) for name in names]})
+    return json_response({"runs": [await runner.run(name) for name in names]})

@@ -1,4 +1,5 @@
-/* Wayfarer chat page, part 2: the conversation, the WebSocket (/v1/ws) and the history (/v1/sessions).
+/* Wayfarer chat page, part 2: the conversation, the WebSocket (/v1/ws), the history (/v1/sessions) and
+ * the tool catalogue (/v1/tools), which says which tools answer from the offline sandbox.
  *
  * One answer streams at a time (`pending`). Its frames carry the id the page made for it, so after a
  * dropped connection the page reconnects, asks the server to resume that id, and the replay replaces the
@@ -15,6 +16,11 @@
   const input = $("message"), sendButton = $("send"), stopButton = $("stop");
 
   let ws = null, retry = 500, retryTimer = null, pending = null, turns = 0;
+  // Keep the newest text in view; off once the reader scrolls up, on again when they scroll back down
+  // or send a message.
+  let follow = true;
+  // Per tool name, what GET /v1/tools says: { provider, sandbox }.
+  let tools = {};
 
   function randomId() {
     const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -48,11 +54,21 @@
     welcome.hidden = messages.querySelector(".turn") !== null;
   }
 
-  /** Run `draw`, keeping the view pinned to the bottom if it was there (a reader scrolled up stays put). */
+  function nearBottom() {
+    return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+  }
+
+  function toBottom() {
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  // Only a reader moves the view up (the page itself only ever scrolls to the bottom).
+  scroller.addEventListener("scroll", () => (follow = nearBottom()), { passive: true });
+
+  /** Run `draw`, then bring the end of the conversation into view unless the reader scrolled up. */
   function keepingBottom(draw) {
-    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
     draw();
-    if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+    if (follow) toBottom();
   }
 
   function addTurn(role, text) {
@@ -84,9 +100,20 @@
       copy.addEventListener("click", () => copyAnswer(copy, body));
       actions.append(copy);
       box.append(actions);
-      if (toolCalls && toolCalls.length) box.append(R.toolCallsList(toolCalls));
+      if (toolCalls && toolCalls.length) {
+        box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
+      }
       if (numbered.length) box.append(R.sourcesList(numbered, key));
     });
+  }
+
+  /** Whether a tool call's data came from the offline sandbox: the call says so; else a source it gave
+   * does; else the tool goes to the sandbox now (GET /v1/tools). */
+  function onSandbox(call, sources) {
+    if (typeof call.sandbox === "boolean") return call.sandbox;
+    if (call.provider && sources.some((s) => s.sandbox && s.provider === call.provider)) return true;
+    const now = tools[call.name];
+    return Boolean(now && now.sandbox && (!call.provider || now.provider === call.provider));
   }
 
   function copyAnswer(button, body) {
@@ -207,6 +234,47 @@
     connect();
   }
 
+  // --- the tool catalogue ---------------------------------------------------------------------------
+
+  const sandboxNote = $("sandbox-note");
+  const HIDDEN_NOTE = "wayfarer.sandboxNoteHidden";
+  // What a sandbox tool's results are, for the note's first words.
+  const NOUNS = {
+    flight_search: "flights", hotel_search: "hotels", activity_search: "activities",
+    flight_inspiration: "fares", cheapest_dates: "fares", weather_forecast: "weather",
+  };
+
+  /** Up front: which tools answer with synthetic data from the offline sandbox (hidden when none do). */
+  function showSandboxNote() {
+    const offline = Object.keys(tools).filter((name) => tools[name].sandbox);
+    const names = offline.join(", ");
+    sandboxNote.hidden = !offline.length || window.sessionStorage.getItem(HIDDEN_NOTE) === names;
+    if (!offline.length) return;
+    const nouns = [...new Set(offline.map((name) => NOUNS[name] || name))];
+    const what = nouns.length > 1 ? nouns.slice(0, -1).join(", ") + " and " + nouns.at(-1) : nouns[0];
+    $("sandbox-what").textContent = what;
+    $("sandbox-tools").textContent = names;
+    $("sandbox-hide").onclick = () => {
+      sandboxNote.hidden = true;
+      window.sessionStorage.setItem(HIDDEN_NOTE, names);  // for this tab, until the set changes
+    };
+  }
+
+  /** GET /v1/tools, once: a failure only leaves the note out. */
+  async function loadTools() {
+    try {
+      const resp = await fetch("v1/tools", { cache: "no-store" });
+      if (!resp.ok) return;
+      const body = await resp.json();
+      tools = Object.fromEntries((body.tools || []).map((t) => [t.name, { provider: t.provider, sandbox: Boolean(t.sandbox) }]));
+    } catch {
+      return;
+    }
+    showSandboxNote();
+  }
+
+  const toolsLoaded = loadTools();
+
   // --- the saved conversation ------------------------------------------------------------------------
 
   /** Draw the conversation from GET /v1/sessions/{user}: the server's history is the truth. */
@@ -223,6 +291,7 @@
       errorTurn({ error: { code: "history_unavailable", message: "The conversation could not be loaded: " + exc.message } });
       return;
     }
+    await toolsLoaded;  // a past tool call is labelled sandbox or not with it
     if (lost && pending === lost) {
       pending = null;
       if (lost.frame) cancelAnimationFrame(lost.frame);
@@ -239,31 +308,37 @@
     // A message the server never received is given back rather than lost.
     if (lost && !(body.history || []).some((t) => t.id === lost.id) && !input.value) input.value = lost.question;
     updateWelcome();
-    scroller.scrollTop = scroller.scrollHeight;
+    follow = true;
+    toBottom();
   }
 
   // --- the form --------------------------------------------------------------------------------------
 
-  $("ask").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const text = input.value.trim();
-    if (!text || pending) return;
+  /** Send `text` as a message; false if it cannot go now (an answer is streaming, or no connection). */
+  function ask(text) {
+    if (!text || pending) return false;
     const id = randomId();
     const frame = { type: "message", text, id };
     const tz = timezone();
     if (tz) frame.timezone = tz;
     if (!send(frame)) {
       setStatus("not connected yet…", false);
-      return;
+      return false;
     }
+    follow = true;  // the reader asked: show the question and the answer as it comes
     addTurn("user", text);
     const turn = addTurn("assistant");
     turn.body.classList.add("streaming");
     turn.box.setAttribute("aria-busy", "true");
     pending = { ...turn, id, question: text, text: "", chunks: 0, frame: 0, stopping: false };
     pending.body.dataset.chunks = "0";
-    input.value = "";
     streaming(true);
+    return true;
+  }
+
+  $("ask").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (ask(input.value.trim())) input.value = "";
   });
 
   function stop() {
@@ -281,8 +356,11 @@
   welcome.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-ask]");
     if (!button) return;
-    input.value = button.dataset.ask;
-    input.focus();
+    // An example is asked at once; if it cannot go yet, it waits in the box.
+    if (!ask(button.dataset.ask)) {
+      input.value = button.dataset.ask;
+      input.focus();
+    }
   });
 
   // A citation opens its source's excerpt and brings it into view.

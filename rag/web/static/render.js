@@ -123,7 +123,8 @@
       toggle.append(el("span", "source-title", label(s)));
       li.append(toggle);
       const meta = el("div", "meta");
-      const facts = [s.kind, s.source, s.provider ? "via " + s.provider : null];
+      // Sandbox results are not "live via duffel": the badge says what they are.
+      const facts = s.sandbox ? [s.kind] : [s.kind, s.source, s.provider ? "via " + s.provider : null];
       meta.append(el("span", null, facts.filter(Boolean).join(" · ")));
       if (s.fetched_at) {
         const time = el("time", null, "fetched " + when(s.fetched_at));
@@ -131,7 +132,7 @@
         time.title = s.fetched_at;
         meta.append(time);
       }
-      if (s.sandbox) meta.append(el("span", "badge sandbox", "sandbox data"));
+      if (s.sandbox) meta.append(el("span", "badge sandbox", "sandbox data (synthetic)"));
       if (s.indicative) meta.append(el("span", "badge indicative", "indicative"));
       li.append(meta);
       const excerpt = el("div", "excerpt", s.excerpt || "No excerpt was kept for this source.");
@@ -151,16 +152,35 @@
     li.querySelector(".source-toggle").setAttribute("aria-expanded", String(open));
   }
 
+  function count(n, one, many) {
+    return n + " " + (n === 1 ? one : many);
+  }
+
+  /** A tool call: "flight_search via duffel" for a real provider, "flight_search · sandbox (synthetic)"
+   * for the offline sandbox (it speaks duffel's API, but nothing in it is a real fare). */
+  function toolCall(c) {
+    const li = el("li");
+    li.append(el("span", "tool-name", c.name));
+    if (c.sandbox) {
+      li.append(" · ");
+      const badge = el("span", "sandbox", "sandbox (synthetic)");
+      if (c.provider) badge.title = "synthetic data from the offline sandbox, in " + c.provider + "'s format";
+      li.append(badge);
+    } else if (c.provider) li.append(" via " + c.provider);
+    // `result_count`; turns saved before it carry `results` (a count, or the results themselves).
+    const given = c.result_count ?? c.results;
+    const n = Array.isArray(given) ? given.length : Number(given) || 0;
+    const note = c.error
+      ? "failed: " + c.error
+      : count(n, "result", "results") + (c.from_index ? ", from the index" : "") + (c.ingested ? ", " + c.ingested + " ingested" : "");
+    li.append(" ", el("span", "kind", note));
+    return li;
+  }
+
+  /** The Tool calls list; each call's `sandbox` says whether its data was synthetic. */
   function toolCallsList(calls) {
     const { details, ul } = listBox("Tool calls", "tool-calls", calls.length);
-    for (const c of calls) {
-      const li = el("li", null, c.name + (c.provider ? " via " + c.provider : ""));
-      const note = c.error
-        ? "failed: " + c.error
-        : c.results + " results" + (c.from_index ? ", from the index" : "") + (c.ingested ? ", " + c.ingested + " ingested" : "");
-      li.append(el("span", "kind", note));
-      ul.append(li);
-    }
+    for (const c of calls) ul.append(toolCall(c));
     return details;
   }
 
