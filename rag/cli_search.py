@@ -186,7 +186,7 @@ async def search_local(settings: Settings, query: str, top_k: int, note: Note) -
     import pydantic
     from aiohttp import web
 
-    from rag.retrieval.service import public_metadata
+    from rag.retrieval.service import hit_json
     from rag.web import keys
     from rag.web.app import kv_ctx, model_ctx, services_ctx, store_ctx
     from rag.web.schemas import SearchRequest
@@ -212,15 +212,7 @@ async def search_local(settings: Settings, query: str, top_k: int, note: Note) -
             )
     finally:
         await runner.cleanup()
-    results = [
-        {
-            "id": h.id,
-            "text": h.payload.get("text", ""),
-            "score": h.score,
-            "metadata": public_metadata(h.payload),
-        }
-        for h in hits
-    ]
+    results = [hit_json(h) for h in hits]
     return {"results": results}
 
 

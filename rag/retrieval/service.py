@@ -142,3 +142,13 @@ def public_metadata(payload: Mapping[str, Any]) -> dict[str, Any]:
     from rag.ingest.documents import INTERNAL_KEYS
 
     return {k: v for k, v in payload.items() if k not in INTERNAL_KEYS}
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    """A search hit as /v1/search (and ``wayfarer search --json``) gives it."""
+    return {
+        "id": hit.id,
+        "text": hit.payload.get("text", ""),
+        "score": hit.score,
+        "metadata": public_metadata(hit.payload),
+    }

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from rag.errors import NotFoundError, UnknownFilterValueError, ValidationError, WayfarerError
 from rag.ingest.documents import SourceDocument, country_code, norm
-from rag.retrieval.service import public_metadata
+from rag.retrieval.service import hit_json
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
 from rag.web.auth import require_admin, require_user
@@ -87,15 +87,7 @@ async def search(request: web.Request) -> web.Response:
     hits = await request.app[keys.RETRIEVER].search(
         body.query, body.top_k, equals, mode=mode, user_id=body.user_id
     )
-    results = [
-        {
-            "id": h.id,
-            "text": h.payload.get("text", ""),
-            "score": h.score,
-            "metadata": public_metadata(h.payload),
-        }
-        for h in hits
-    ]
+    results = [hit_json(h) for h in hits]
     return json_response({"results": results})
 
 
