@@ -16,9 +16,16 @@ from typing import Any
 
 import aiohttp
 
-from connectors.amadeus_fields import cancellation_text, iso_minutes, optional_float, room_text, segment
+from connectors.amadeus_fields import (
+    cancellation_text,
+    describe_error,
+    iso_minutes,
+    optional_float,
+    room_text,
+    segment,
+)
 from connectors.base import Terms
-from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
+from connectors.http import JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import (
     Activity,
     CheapestDate,
@@ -49,22 +56,6 @@ logger = logging.getLogger(__name__)
 TOKEN_PATH = "/v1/security/oauth2/token"
 CABINS = frozenset({"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"})
 SUB_TYPES = frozenset({"CITY", "AIRPORT"})
-
-
-def describe_error(status: int, body: Any) -> ErrorInfo:
-    """Amadeus errors: {"errors": [{status, code, title, detail}]}; token errors: {error, error_description}."""
-    if isinstance(body, dict):
-        errors = body.get("errors")
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-            e = errors[0]
-            title, detail = str(e.get("title") or ""), str(e.get("detail") or "")
-            param = (e.get("source") or {}).get("parameter") if isinstance(e.get("source"), dict) else None
-            message = ": ".join(x for x in (title, detail) if x) + (f" [{param}]" if param else "")
-            quota = "quota" in f"{title} {detail}".lower()
-            return ErrorInfo(str(e.get("code") or ""), message or f"HTTP {status}", quota)
-        if "error" in body:
-            return ErrorInfo(str(body.get("code") or ""), str(body.get("error_description") or body["error"]))
-    return ErrorInfo("", f"HTTP {status}")
 
 
 # Amadeus-compatible endpoints: results follow each tool's freshness.

@@ -1,4 +1,5 @@
-"""Amadeus fields into our values: segments, ISO durations, optional numbers, room and cancellation text.
+"""Amadeus fields into our values: segments, ISO durations, optional numbers, room and cancellation text,
+and Amadeus error bodies into ErrorInfo.
 
 Pure. Each function takes what the provider sent, which may be of any JSON type; a wrong type either
 yields None (optional values) or raises one of connectors.shapes.UNREADABLE (required ones).
@@ -11,6 +12,7 @@ import math
 import re
 from typing import Any
 
+from connectors.http import ErrorInfo
 from connectors.models import Segment
 from connectors.shapes import obj
 
@@ -77,3 +79,19 @@ def cancellation_text(c: dict[str, Any]) -> str | None:
     if c.get("deadline"):
         return f"free cancellation until {c['deadline']}"
     return str(c.get("type")) if c.get("type") else None
+
+
+def describe_error(status: int, body: Any) -> ErrorInfo:
+    """Amadeus errors: {"errors": [{status, code, title, detail}]}; token errors: {error, error_description}."""
+    if isinstance(body, dict):
+        errors = body.get("errors")
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+            e = errors[0]
+            title, detail = str(e.get("title") or ""), str(e.get("detail") or "")
+            param = (e.get("source") or {}).get("parameter") if isinstance(e.get("source"), dict) else None
+            message = ": ".join(x for x in (title, detail) if x) + (f" [{param}]" if param else "")
+            quota = "quota" in f"{title} {detail}".lower()
+            return ErrorInfo(str(e.get("code") or ""), message or f"HTTP {status}", quota)
+        if "error" in body:
+            return ErrorInfo(str(body.get("code") or ""), str(body.get("error_description") or body["error"]))
+    return ErrorInfo("", f"HTTP {status}")
