@@ -1,30 +1,133 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs and run it: the one test command (README, CI, your own loop).
+# The one test command (README, CI, your own loop): install what the suite needs, lint, type-check, test.
+#
+#   bash scripts/test.sh                  everything (what CI runs)
+#   bash scripts/test.sh --fast           the inner loop: pytest -m "not slow"
+#   bash scripts/test.sh [--fast] ARGS    ARGS go to pytest, e.g. tests/test_api.py -x -k search
+#
+# Each step says what it does and how long it took, and a summary lists them at the end. A redis-server
+# this script starts is stopped when it exits; one that was running already is left alone.
+# WAYFARER_TEST_REINSTALL=1 runs pip even when pyproject.toml and constraints.txt have not changed;
+# WAYFARER_TEST_REDIS_URL uses that Redis, else one on 127.0.0.1:${WAYFARER_TEST_REDIS_PORT:-6390}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m pip install --quiet -c constraints.txt -e '.[test]'
-
-# A real headless browser for the chat page test: Debian's chromium and its driver.
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
-fi
-
-# Real Redis for the Redis backend tests: Debian's redis-server, started here on loopback.
-if [[ -z "${WAYFARER_TEST_REDIS_URL:-}" ]]; then
-    if ! command -v redis-server >/dev/null; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+pytest_args=()
+shown="" # the pytest arguments as one would type them
+for arg in "$@"; do
+    if [[ "$arg" == "--fast" ]]; then
+        pytest_args+=(-m "not slow")
+        shown+=' -m "not slow"'
+    else
+        pytest_args+=("$arg")
+        shown+=" $(printf '%q' "$arg")"
     fi
-    port=6390
-    if ! redis-cli -p "$port" ping >/dev/null 2>&1; then
+done
+
+now() { echo "${EPOCHREALTIME:-$(date +%s)}"; }
+started_all=$(now)
+summary=()
+step_name=""
+step_started=""
+
+begin() {
+    step_name="$1"
+    step_started=$(now)
+    printf '\n==> %s\n' "$step_name"
+}
+
+end() {
+    local took
+    took=$(awk -v a="$step_started" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+    summary+=("$(printf '%8s s  %s' "$took" "$step_name")")
+    printf '<== %s: %s s\n' "$step_name" "$took"
+    step_name=""
+}
+
+redis_pid=""
+redis_pidfile=""
+finish() {
+    local status=$?
+    if [[ -n "$step_name" ]]; then
+        summary+=("$(printf '%8s    %s (failed, exit %s)' "" "$step_name" "$status")")
+    fi
+    if [[ -n "$redis_pid" ]] && kill -0 "$redis_pid" 2>/dev/null; then
+        kill "$redis_pid"
+        for _ in $(seq 50); do kill -0 "$redis_pid" 2>/dev/null || break; sleep 0.1; done
+        echo "stopped the redis-server this script started (pid $redis_pid)"
+    fi
+    [[ -z "$redis_pidfile" ]] || rm -f "$redis_pidfile"
+    printf '\nSteps:\n'
+    printf '%s\n' "${summary[@]}"
+    awk -v a="$started_all" -v b="$(now)" 'BEGIN { printf "%8.1f s  in all\n", b - a }'
+}
+trap finish EXIT
+
+apt_install() {
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+}
+
+# Python packages. pip runs (and shows its progress) unless it ran for this checkout and this Python
+# with the same pyproject.toml and constraints.txt; then the step says the install is up to date.
+begin "install: Python packages (pip, -c constraints.txt -e '.[test]')"
+python=$(command -v python3)
+key=$( (pwd; cat pyproject.toml constraints.txt; "$python" -c 'import sys; print(sys.prefix, sys.version)') | sha256sum | cut -c1-16)
+stamp="${XDG_CACHE_HOME:-$HOME/.cache}/wayfarer/test-install"
+if [[ "${WAYFARER_TEST_REINSTALL:-}" != "1" && -f "$stamp" && "$(cat "$stamp")" == "$key" ]]; then
+    echo "up to date: pyproject.toml and constraints.txt are unchanged since the last install"
+else
+    echo "pip says what it collects and downloads; a first install fetches PyTorch and takes minutes"
+    "$python" -m pip install --progress-bar on -c constraints.txt -e '.[test]'
+    mkdir -p "$(dirname "$stamp")" && echo "$key" >"$stamp"
+fi
+end
+
+# A real headless browser for the chat page tests: Debian's chromium and its driver.
+begin "apt: chromium and chromium-driver"
+if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+    echo "installed already: $(command -v chromium), $(command -v chromedriver)"
+else
+    apt_install chromium chromium-driver
+fi
+end
+
+# Real Redis for the Redis backend tests: Debian's redis-server on loopback, unless one is given.
+begin "redis: a server for the Redis backend tests"
+if [[ -n "${WAYFARER_TEST_REDIS_URL:-}" ]]; then
+    echo "using WAYFARER_TEST_REDIS_URL=$WAYFARER_TEST_REDIS_URL"
+else
+    if ! command -v redis-server >/dev/null; then
+        apt_install redis-server
+    fi
+    port="${WAYFARER_TEST_REDIS_PORT:-6390}"
+    if redis-cli -p "$port" ping >/dev/null 2>&1; then
+        echo "one is running on port $port already: using it, and leaving it running"
+    else
+        redis_pidfile=$(mktemp /tmp/wayfarer-test-redis.XXXXXX)
         redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-            --pidfile "/tmp/wayfarer-test-redis.pid" >/dev/null
-        for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+            --pidfile "$redis_pidfile" >/dev/null
+        for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+        redis_pid=$(cat "$redis_pidfile")
+        if [[ -z "$redis_pid" ]] || ! redis-cli -p "$port" ping >/dev/null 2>&1; then
+            echo "redis-server did not answer on port $port" >&2
+            exit 1
+        fi
+        echo "started redis-server on 127.0.0.1:$port (pid $redis_pid); it stops when this script ends"
     fi
     export WAYFARER_TEST_REDIS_URL="redis://127.0.0.1:${port}/15"
 fi
+end
 
+begin "lint: ruff check and ruff format --check"
 python3 -m ruff check rag connectors tests scripts
 python3 -m ruff format --check rag connectors tests scripts
+end
+
+begin "types: mypy --strict on rag and connectors"
 python3 -m mypy
-python3 -m pytest "$@"
+end
+
+begin "tests: pytest${shown:- (the whole suite)}"
+python3 -m pytest --durations=15 ${pytest_args[@]+"${pytest_args[@]}"}
+end

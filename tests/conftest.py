@@ -1,14 +1,25 @@
-"""Shared fixtures: the real packaged model, real embedded Qdrant, real SQLite, real Redis."""
+"""Shared fixtures: the real packaged model, real embedded Qdrant, real SQLite, real Redis.
+
+Two kinds of app fixture. ``client`` and ``llm_chat`` build a fresh app for each test (a test may change
+it). ``shared_client`` and ``shared_tools_client`` build one app per test module, for tests that leave it
+as they found it (their own user ids, nothing left in the index): the app's start-up (model, index,
+seeding) is most of a test's time. A module-scoped app lives on a module-scoped event loop, so a module
+that uses one sets ``pytestmark = pytest.mark.asyncio(loop_scope="module")``; collection fails with a
+clear message if it does not. ``serve`` starts any other app on that loop, for a test that needs its own.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
 
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder
@@ -18,6 +29,25 @@ REPO = Path(__file__).resolve().parent.parent
 
 # A small slice of the real seed corpus, for tests that need a seeded service but not all of it.
 SMALL_SEED = ["guides/paris.md", "guides/tokyo.md", "guides/lisbon.md", "topics/packing-by-climate.md"]
+ADMIN_TOKEN = "s3cret"
+# What ``client`` and ``shared_client`` run with besides their seed corpus.
+CLIENT_ENV = {
+    "WAYFARER_ADMIN_TOKEN": ADMIN_TOKEN,
+    "WAYFARER_LIMITS__MAX_BODY_BYTES": str(8 * 1024 * 1024),
+}
+SHARED_FIXTURES = {"shared_client", "shared_tools_client"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse a test that uses a module's shared app from a loop of its own: it would fail obscurely."""
+    for item in items:
+        used = SHARED_FIXTURES & set(getattr(item, "fixturenames", ()))
+        marker = item.get_closest_marker("asyncio")
+        if used and (marker is None or marker.kwargs.get("loop_scope") != "module"):
+            raise pytest.UsageError(
+                f"{item.nodeid} uses {', '.join(sorted(used))}, one app for the module: mark the module "
+                'with pytestmark = pytest.mark.asyncio(loop_scope="module")'
+            )
 
 
 def redis_url() -> str | None:
@@ -39,13 +69,58 @@ def sparse() -> Bm25Encoder:
     return Bm25Encoder()
 
 
-@pytest.fixture
-def small_seed(tmp_path: Path) -> Path:
-    root = tmp_path / "seed"
-    for rel in SMALL_SEED:
+def copy_seed(root: Path, paths: Sequence[str] = SMALL_SEED) -> Path:
+    """A private copy of some of the real seed corpus at ``root``: a test may edit or delete its files."""
+    for rel in paths:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(SEED_DIR / rel, root / rel)
     return root
+
+
+@pytest.fixture
+def small_seed(tmp_path: Path) -> Path:
+    return copy_seed(tmp_path / "seed")
+
+
+def env_settings(tmp: Path, **env: str) -> Settings:
+    """Settings as the service reads them (WAYFARER_ variables, no stray .env), with a private data dir
+    under ``tmp``; the environment is restored at once, so the app may outlive the test (``make_settings``
+    keeps it changed until the test ends)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key in list(os.environ):
+            if key.startswith("WAYFARER_") and key != "WAYFARER_TEST_REDIS_URL":
+                mp.delenv(key)
+        mp.chdir(tmp)
+        mp.setenv("WAYFARER_SERVER__DATA_DIR", str(tmp / "data"))
+        for key, value in env.items():
+            mp.setenv(key, value)
+        return Settings()
+
+
+@asynccontextmanager
+async def serve(settings: Settings) -> AsyncIterator[TestClient]:
+    """The real app (cleanup contexts included) on a real port until the block ends."""
+    from rag.web.app import create_app
+
+    async with TestClient(TestServer(create_app(settings))) as client:
+        yield client
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestClient]:
+    """As ``client`` (seeded with a few real documents, the admin token), one app for the module."""
+    tmp = tmp_path_factory.mktemp("shared")
+    settings = env_settings(tmp, WAYFARER_INDEX__SEED_DIR=str(copy_seed(tmp / "seed")), **CLIENT_ENV)
+    async with serve(settings) as client:
+        yield client
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_tools_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestClient]:
+    """The real app with the sandbox and no documents (nothing seeded), one for the module."""
+    tmp = tmp_path_factory.mktemp("shared-tools")
+    async with serve(env_settings(tmp, WAYFARER_INDEX__SEED_ON_START="false")) as client:
+        yield client
 
 
 @pytest.fixture
@@ -70,11 +145,7 @@ async def client(aiohttp_client, make_settings, small_seed):  # type: ignore[no-
     """The real app (cleanup contexts included) on a real port, seeded with a few real documents."""
     from rag.web.app import create_app
 
-    settings = make_settings(
-        WAYFARER_ADMIN_TOKEN="s3cret",
-        WAYFARER_INDEX__SEED_DIR=str(small_seed),
-        WAYFARER_LIMITS__MAX_BODY_BYTES=str(8 * 1024 * 1024),
-    )
+    settings = make_settings(WAYFARER_INDEX__SEED_DIR=str(small_seed), **CLIENT_ENV)
     app: web.Application = create_app(settings)
     return await aiohttp_client(app)
 

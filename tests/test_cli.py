@@ -21,7 +21,7 @@ import pytest
 
 from rag.store.edge import EdgeStore, current_directory
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def free_port() -> int:

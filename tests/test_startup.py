@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import requests
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def free_port() -> int:

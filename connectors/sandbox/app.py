@@ -191,7 +191,7 @@ async def start_sandbox(
 ) -> tuple[web.AppRunner, str]:
     """Serve the sandbox on ``host:port`` (0 picks a free port); returns the runner and the base URL."""
     app = await asyncio.to_thread(create_sandbox_app, faults)
-    runner = web.AppRunner(app)
+    runner = web.AppRunner(app, handler_cancellation=True)  # a request whose client left stops
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
