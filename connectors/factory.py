@@ -17,7 +17,7 @@ from connectors.base import Provider
 from connectors.catalog import TOOLS
 from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
-from connectors.providers import BuildContext, Choice, choose
+from connectors.providers import BuildContext, Choice, choose, is_online
 from connectors.tools import ToolRunner
 from rag.errors import ConfigError
 from rag.settings import Settings
@@ -64,7 +64,7 @@ def create_providers(
 def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dict[str, Any]]:
     """Per tool: its provider now, why, and every provider that could serve it (configured or not)."""
     c = settings.connectors
-    online = any(o.keys and o.configured(c, online=False) for ch in choices.values() for o in ch.options)
+    online = is_online(c)
     return {
         tool: {
             "why": ch.why,
@@ -72,7 +72,7 @@ def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dic
                 {
                     "name": o.name,
                     "current": o.name == ch.provider.name,
-                    "configured": o.configured(c, online=online or c.mode == "live"),
+                    "configured": o.configured(c, online=online),
                     "keys": [f"WAYFARER_CONNECTORS__{k.upper()}" for k in o.keys],
                     "settings": [f"WAYFARER_CONNECTORS__{k.upper()}" for k in o.settings],
                     "signup": o.signup,

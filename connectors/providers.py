@@ -135,11 +135,19 @@ class Choice:
     options: tuple[ProviderSpec, ...] = ()
 
 
+def is_online(connectors: Any) -> bool:
+    """Whether keyless networked providers (Open-Meteo) may be used: in live mode, or once any keyed
+    provider is configured."""
+    return connectors.mode == "live" or any(
+        s.keys and s.configured(connectors, online=False) for s in builtin()
+    )
+
+
 def choose(connectors: Any, tools: Mapping[str, Any]) -> dict[str, Choice]:
     """Per tool, its provider under the settings' mode (see the module docstring)."""
     mode = connectors.mode
     known = builtin()
-    online = mode == "live" or any(s.keys and s.configured(connectors, online=False) for s in known)
+    online = is_online(connectors)
     choices: dict[str, Choice] = {}
     for tool in tools:
         named = connectors.providers.get(tool)
