@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ from typing import Any
 import pydantic
 
 from rag.cli_parser import build_parser
-from rag.cli_search import reaching, service_error
+from rag.cli_search import check_url, reaching, require_service, service_error
 from rag.errors import ConfigError, InvalidJSONError, WayfarerError
 from rag.observability.logs import configure_logging
 from rag.settings import Settings
@@ -54,11 +55,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.data_dir, host=args.host, port=args.port)
     configure_logging(settings.log_level, settings.log_format)
-    startup = Startup()
-    app = create_app(settings, startup)
-    logger.info("starting Wayfarer (data in %s)", settings.server.data_dir)
-    asyncio.run(serve(app, startup, settings.server.host, settings.server.port))
+    with owning_index(settings, "wayfarer serve"):
+        startup = Startup()
+        app = create_app(settings, startup)
+        logger.info("starting Wayfarer (data in %s)", settings.server.data_dir)
+        asyncio.run(serve(app, startup, settings.server.host, settings.server.port))
     return 0
+
+
+def owning_index(settings: Settings, command: str) -> contextlib.AbstractContextManager[None]:
+    """The embedded index for this process alone, claimed before any model loads, so a command that
+    finds it taken says so at once. A Qdrant server (WAYFARER_INDEX__URL) serves many: no claim."""
+    if settings.index.url:
+        return contextlib.nullcontext()
+    from rag.store.claim import claim_index
+
+    return claim_index(settings.index_path, command)
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -67,9 +79,10 @@ def cmd_seed(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [settings.index.seed_dir]
     if args.url:
         with reaching(args.url):
-            counts = asyncio.run(_seed_remote(args.url, paths, settings, args.batch))
+            counts = asyncio.run(_seed_remote(check_url(args.url), paths, settings, args.batch))
     else:
-        counts = asyncio.run(_seed_local(settings, paths, args.prune))
+        with owning_index(settings, "wayfarer seed"):
+            counts = asyncio.run(_seed_local(settings, paths, args.prune))
     print(json.dumps(counts))
     return 0
 
@@ -85,6 +98,7 @@ async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dic
     from rag.embedding.factory import create_embedder, create_sparse_encoder
     from rag.ingest.documents import SourceDocument
     from rag.ingest.pipeline import Ingestor
+    from rag.ingest.progress import IngestProgress
     from rag.ingest.seeding import load_corpus, load_files, seed_directory, seed_files
     from rag.kv.factory import create_kv
     from rag.store.factory import create_store
@@ -115,10 +129,17 @@ async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dic
             overlap=settings.index.chunk_overlap,
         )
         with tqdm(total=total, unit="doc", desc="seeding", disable=None) as bar:
+
+            def show(p: IngestProgress) -> None:
+                bar.n = p.done
+                bar.set_postfix_str(f"{p.chunks_done} chunks embedded", refresh=False)
+                bar.refresh()
+
+            progress = IngestProgress(total, show)
             if corpus_docs is not None:
-                counts = await seed_directory(ingestor, corpus, bar.update, corpus_docs)
+                counts = await seed_directory(ingestor, corpus, progress, corpus_docs)
             else:
-                counts = await seed_files(ingestor, loaded, prune=prune, progress=bar.update)
+                counts = await seed_files(ingestor, loaded, prune=prune, progress=progress)
         return counts.as_dict()
     finally:
         await store.close()
@@ -136,6 +157,7 @@ async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: i
     if settings.admin_token is None:
         raise ConfigError("WAYFARER_ADMIN_TOKEN must be set to send documents to a service")
     docs = load_documents(paths, source="api")
+    await require_service(url, _note)
     headers = {"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"}
     totals = {"added": 0, "updated": 0, "skipped": 0, "deleted": 0, "chunks": 0}
     timeout = aiohttp.ClientTimeout(total=600)
@@ -251,9 +273,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     job = "rebuild" if args.rebuild else args.job
     if args.url:
         with reaching(args.url):
-            out = asyncio.run(_reindex_remote(args.url, settings, job))
+            out = asyncio.run(_reindex_remote(check_url(args.url), settings, job))
     else:
-        out = asyncio.run(_reindex_local(settings, job))
+        with owning_index(settings, "wayfarer reindex"):
+            out = asyncio.run(_reindex_local(settings, job))
     print(json.dumps(out, indent=2))
     return 0
 
@@ -273,8 +296,8 @@ async def _reindex_local(settings: Settings, job: str | None) -> dict[str, Any]:
     )
     app = create_app(settings)
     runner = web.AppRunner(app)
-    await runner.setup()  # opens every resource through the app's cleanup contexts
     try:
+        await runner.setup()  # opens every resource through the app's cleanup contexts
         jobs = app[keys.JOBS]
         names = [job] if job else jobs.scheduled()
         return {"runs": [await jobs.run(name) for name in names]}
@@ -287,6 +310,7 @@ async def _reindex_remote(url: str, settings: Settings, job: str | None) -> dict
 
     if settings.admin_token is None:
         raise ConfigError("WAYFARER_ADMIN_TOKEN must be set to run jobs on a service")
+    await require_service(url, _note)
     headers = {"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"}
     timeout = aiohttp.ClientTimeout(total=3600)
     body = {"job": job} if job else {}

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from rag.errors import BackendError, IndexLockedError, ValidationError, WayfarerError
+from rag.errors import (
+    BackendError,
+    ConfigError,
+    IndexLockedError,
+    IndexUnavailableError,
+    ValidationError,
+    WayfarerError,
+)
 from rag.settings import Settings
 
 Note = Callable[[str], None]  # a line for the person at the terminal (stderr), not for the output
@@ -34,7 +40,7 @@ async def run_search(
     from the running service that holds this index."""
     body = {"query": query, "top_k": top_k}
     if url:
-        await await_ready(url, note)
+        await require_service(url, note)
         return await search_remote(settings, url, body)
     if settings.index.url:  # a Qdrant server serves many processes at once
         return await search_local(settings, query, top_k, note)
@@ -47,8 +53,10 @@ async def run_search(
         except IndexLockedError:  # taken while the model loaded, by a service starting now
             answering = await await_ready(service, note)
     if not answering:
+        from rag.store.claim import holder
+
         raise IndexLockedError(
-            f"the index at {settings.index_path} is open in another process, and no Wayfarer service "
+            f"the index at {settings.index_path} is in use by {holder(settings.index_path)}, and no Wayfarer service "
             f"answers at {service} (WAYFARER_SERVER__HOST, WAYFARER_SERVER__PORT): pass the running "
             "service's address with --url, or wait for the other process to finish"
         )
@@ -69,29 +77,41 @@ def service_url(settings: Settings) -> str:
 
 
 def index_locked(settings: Settings) -> bool:
-    """Whether another process holds the embedded index, found without loading the model.
+    """Whether another process holds the embedded index, found without loading the model (a probe:
+    if it ever misses, opening the index still raises IndexLockedError)."""
+    from rag.store.claim import index_claimed
 
-    qdrant-edge holds an exclusive ``flock`` on its shard's ``wal`` folder while the shard is open. This
-    is a shortcut only: if it ever misses, opening the index still raises IndexLockedError.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system
-        return False
-    from rag.store.edge import current_directory
+    return index_claimed(settings.index_path)
 
-    wal = settings.index_path / current_directory(settings.index_path, settings.index.collection) / "wal"
+
+def no_index(settings: Settings) -> str:
+    return (
+        f"there is no index at {settings.index_path} yet: start `wayfarer serve` (it seeds the travel "
+        "guides) or run `wayfarer seed`, or pass the data directory that has one with --data-dir"
+    )
+
+
+def check_url(url: str) -> str:
+    """``url`` as given to --url, if it can name a service (http or https, a host); else a ConfigError."""
+    from urllib.parse import urlsplit
+
     try:
-        fd = os.open(wal, os.O_RDONLY)
-    except OSError:
-        return False  # no index yet
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing releases the probe's shared lock
-    return False
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (reading it checks the port's range and digits)
+    except ValueError as exc:
+        raise ConfigError(f"--url {url!r} is not a URL ({exc}); give one like http://127.0.0.1:8080") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--url {url!r} is not a service address; give one like http://127.0.0.1:8080")
+    return url.rstrip("/")
+
+
+async def require_service(url: str, note: Note) -> None:
+    """A Wayfarer service answers at ``url`` (waited for while it starts); else a BackendError at once."""
+    if not await await_ready(check_url(url), note):
+        raise BackendError(
+            f"no Wayfarer service answers at {url} (nothing listens there, or it did not answer "
+            f"/readyz within {PROBE_SECONDS:.0f} s); start `wayfarer serve`, or check the address"
+        )
 
 
 async def await_ready(url: str, note: Note) -> bool:
@@ -198,20 +218,27 @@ async def search_local(settings: Settings, query: str, top_k: int, note: Note) -
         raise ValidationError(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from exc
     if len(request.query) > settings.limits.max_message_chars:
         raise ValidationError(f"query: at most {settings.limits.max_message_chars} characters")
+    if not settings.index.url and not settings.index_path.is_dir():
+        raise IndexUnavailableError(no_index(settings))
+    from rag.store.claim import claim_index
+
     app = web.Application()
     app[keys.SETTINGS] = settings
     app.cleanup_ctx.extend([kv_ctx, model_ctx, store_ctx, services_ctx])  # the service's, in its order
     runner = web.AppRunner(app)
-    try:
-        await runner.setup()  # opens the model and the index through the contexts
-        hits = await app[keys.RETRIEVER].search(request.query, request.top_k, {})
-        if not hits and await app[keys.STORE].count() == 0:
-            note(
-                f"the index at {settings.index_path} is empty: run `wayfarer seed`, or start "
-                "`wayfarer serve` (it seeds the travel guides)"
-            )
-    finally:
-        await runner.cleanup()
+    # The embedded index is this search's alone while it runs; a Qdrant server serves many.
+    claim = claim_index(settings.index_path, "wayfarer search") if not settings.index.url else None
+    with claim or contextlib.nullcontext():
+        try:
+            await runner.setup()  # opens the model and the index through the contexts
+            hits = await app[keys.RETRIEVER].search(request.query, request.top_k, {})
+            if not hits and await app[keys.STORE].count() == 0:
+                note(
+                    f"the index at {settings.index_path} is empty: run `wayfarer seed`, or start "
+                    "`wayfarer serve` (it seeds the travel guides)"
+                )
+        finally:
+            await runner.cleanup()
     results = [hit_json(h) for h in hits]
     return {"results": results}
 

@@ -6,6 +6,8 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
 
     WayfarerError                      500 internal_error
     ├── ConfigError                    500 config_error       (bad settings, found at start)
+    │   ├── DataDirError               500 data_dir_unusable  (read-only, not a folder, corrupt)
+    │   └── PortInUseError             500 port_in_use        (another process listens on the port)
     ├── RequestError                   400 bad_request
     │   ├── InvalidJSONError           400 invalid_json
     │   ├── ValidationError            422 validation_error
@@ -61,6 +63,14 @@ class WayfarerError(Exception):
 
 class ConfigError(WayfarerError):
     code = "config_error"
+
+
+class DataDirError(ConfigError):
+    code = "data_dir_unusable"
+
+
+class PortInUseError(ConfigError):
+    code = "port_in_use"
 
 
 class RequestError(WayfarerError):

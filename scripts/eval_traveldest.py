@@ -37,6 +37,7 @@ from qdrant_edge import Bm25, Bm25Config  # noqa: E402
 
 from rag.embedding.sparse import Bm25Encoder  # noqa: E402
 from rag.ingest.documents import SourceDocument  # noqa: E402
+from rag.ingest.progress import IngestProgress  # noqa: E402
 from rag.retrieval.fusion import fuse_chunks, fuse_documents  # noqa: E402
 from rag.retrieval.metrics import ndcg_at  # noqa: E402
 from rag.retrieval.pooling import Pooling, rank_documents  # noqa: E402
@@ -92,16 +93,18 @@ def index_dir(cache: Path) -> Path:
 
 
 async def build_index(parts: Parts, docs: list[SourceDocument]) -> None:
-    done = 0
     start = time.perf_counter()
+    logged = 0
 
-    def progress(n: int) -> None:
-        nonlocal done
-        done += n
-        if done % 25 == 0 or done == len(docs):
-            logger.info("%d/%d documents, %.0f s", done, len(docs), time.perf_counter() - start)
+    def progress(p: IngestProgress) -> None:
+        nonlocal logged
+        if p.done != logged and (p.done % 25 == 0 or p.done == p.total):
+            logged = p.done
+            logger.info("%s, %.0f s", p.describe(), time.perf_counter() - start)
 
-    counts = await parts.ingestor.ingest(docs, origin="traveldest", progress=progress)
+    counts = await parts.ingestor.ingest(
+        docs, origin="traveldest", progress=IngestProgress(len(docs), progress)
+    )
     logger.info("index: %s, %d chunks", counts.as_dict(), await parts.store.count())
 
 

@@ -10,15 +10,17 @@ clear message if it does not. ``serve`` starts any other app on that loop, for a
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from aiohttp import web
+from aiohttp import web, web_app
 from aiohttp.test_utils import TestClient, TestServer
 
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
@@ -48,6 +50,36 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"{item.nodeid} uses {', '.join(sorted(used))}, one app for the module: mark the module "
                 'with pytestmark = pytest.mark.asyncio(loop_scope="module")'
             )
+
+
+@pytest.fixture(autouse=True)
+def _release_finished_apps() -> Iterator[None]:
+    """Give back the memory of the apps a test built once it is over.
+
+    aiohttp keeps the middleware chain it built for each (handler, apps) pair in a module-level LRU
+    cache of 1,024 entries, so every app that answered a request stayed alive with its query model
+    (about 180 MiB each) and the suite's process grew to gigabytes. One service runs one app, so only
+    tests see this. After the cache is cleared, glibc is asked to return the freed arenas.
+    """
+    yield
+    cache = getattr(web_app, "_cached_build_middleware", None)
+    if cache is None or not cache.cache_info().currsize:
+        return
+    cache.cache_clear()
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc: nothing to trim
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None
+
+
+_LIBC = _libc()
 
 
 def redis_url() -> str | None:

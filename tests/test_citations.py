@@ -43,7 +43,25 @@ def test_one_word_longer_than_the_limit_is_cut_where_it_must() -> None:
     assert shorten(url) == url[: TITLE_CHARS - 1] + "…"
 
 
-@given(st.text(alphabet=st.sampled_from("ab ,.—\n"), max_size=300), st.integers(min_value=2, max_value=120))
+def test_the_ellipsis_follows_a_word_never_punctuation() -> None:
+    # What a flight's title looked like: "...KL1389).…", read on the page as "….".
+    assert shorten("Hotel Roma Centrale. Breakfast included, free cancellation", 30) == "Hotel Roma Centrale…"
+    assert shorten("Flight LHR → LIS (KLM KL990/KL1389). economy, 168.37 EUR total.", 40) == (
+        "Flight LHR → LIS (KLM KL990/KL1389…"
+    )
+    assert shorten("Tour → " + "x" * 10, 12) == "Tour…"
+    assert shorten("!!! ??? ... " + "a" * 20, 14) == "!!! ??? ... a…"  # no word to end on before the cut
+    assert shorten("... ,,, ;;; !!!!!!!!!!", 12) == "…"
+
+
+# Letters, spaces and what may not come right before the "…": punctuation and separators.
+TITLE_CHARS_SAMPLE = "ab \n,.;:!?)(\"'*—–-…/|→+"
+
+
+@given(
+    st.text(alphabet=st.sampled_from(TITLE_CHARS_SAMPLE), max_size=300),
+    st.integers(min_value=2, max_value=120),
+)
 def test_a_title_fits_and_is_a_whole_word_prefix_of_the_text(text: str, limit: int) -> None:
     flat = " ".join(text.split())
     title = shorten(text, limit)
@@ -53,8 +71,10 @@ def test_a_title_fits_and_is_a_whole_word_prefix_of_the_text(text: str, limit: i
         return
     kept = title.removesuffix("…")
     assert title.endswith("…") and flat.startswith(kept)
-    if " " in flat[limit // 2 : limit]:  # a boundary to cut at: the kept text ends a word
-        assert not flat[len(kept)].isalnum() and kept
+    # Nothing after the "…", and right before it a letter, never punctuation: no "….", "…,", ".…", ",…".
+    assert kept == "" or kept[-1] in "ab", title
+    if " " in flat[limit // 2 : limit] and any(c in "ab" for c in flat[: limit // 2]):
+        assert kept and not flat[len(kept)].isalnum()  # a boundary to cut at: the kept text ends a word
 
 
 def test_both_kinds_of_live_source_carry_the_cut_title() -> None:

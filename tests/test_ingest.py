@@ -19,6 +19,7 @@ from rag.embedding.sparse import Bm25Encoder
 from rag.errors import IndexUnavailableError
 from rag.ingest.documents import SourceDocument
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.progress import IngestProgress
 from rag.ingest.seeding import load_documents, load_files, seed_directory, seed_files
 from rag.kv.sqlite import SQLiteKV
 from rag.live.ingest import LiveIngestor
@@ -124,7 +125,12 @@ async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Pa
     ingestor, store, _ = parts
     docs = load_documents([small_seed])
     first_written = asyncio.Event()
-    task = asyncio.create_task(ingestor.ingest(docs, progress=lambda _: first_written.set()))
+
+    def written(p: IngestProgress) -> None:
+        if p.done > p.skipped:
+            first_written.set()
+
+    task = asyncio.create_task(ingestor.ingest(docs, progress=IngestProgress(len(docs), written)))
     await first_written.wait()  # cancel as soon as the first document is written
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -184,7 +184,9 @@ async def test_price_change_updates_in_place(live) -> None:  # type: ignore[no-u
     first = await ingestor.ingest(call, "dora", key)
     assert first.added == 5
     cheaper = [
-        r.model_copy(update={"price": r.price - 10, "fetched_at": r.fetched_at + dt.timedelta(minutes=5)})
+        r.model_copy(
+            update={"price": round(r.price - 10, 2), "fetched_at": r.fetched_at + dt.timedelta(minutes=5)}
+        )
         for r in call.results
     ]  # type: ignore[attr-defined]
     second = await ingestor.ingest(
@@ -194,7 +196,7 @@ async def test_price_change_updates_in_place(live) -> None:  # type: ignore[no-u
     assert await store.count(live_filter("dora")) == 5
     hits, _ = await store.scroll(live_filter("dora"), 10)
     prices = {h.payload["identity"]: h.payload["price"] for h in hits}
-    assert prices == {r.identity: r.price for r in cheaper[:5]}  # type: ignore[attr-defined]
+    assert prices == pytest.approx({r.identity: r.price for r in cheaper[:5]})  # type: ignore[attr-defined]
     same = await ingestor.ingest(
         ToolCall(call.tool, call.provider, True, call.params, cheaper, 0), "dora", key
     )

@@ -84,13 +84,37 @@ def test_the_port_answers_while_loading_and_readyz_says_what_is_left(
             time.sleep(0.05)
         assert first is not None and first.status_code == 503, "the port opened only once ready"
         assert {b["loading"] for b in seen} >= {"embedding model", "seed corpus"}
+        seeding = [b["seeding"] for b in seen if "seeding" in b]
+        assert seeding and all(s["total"] == 4 and 0 <= s["done"] <= 4 for s in seeding), seeding
+        assert set(seeding[-1]) == {"done", "total", "skipped", "chunks_embedded", "seconds_left"}
         assert seen[-1]["done"][:2] == ["key-value store", "travel tools"]
         ready = get(base + "/readyz")
         assert ready is not None and ready.json()["status"] == "ready"
         assert get(base + "/v1/tools").status_code == 200  # type: ignore[union-attr]
     finally:
         log = stop(proc)
-    assert "listening on http://127.0.0.1" in log and "seeding 4 documents: 4/4" in log and "ready on" in log
+    assert "listening on http://127.0.0.1" in log and "ready on" in log
+    assert "seed corpus: 4 documents added, 0 updated, 0 unchanged" in log
+    assert log.count("scheduler: seed-sync every 60 min, purge-expired every 10 min") == 1
+
+
+def test_a_second_start_says_in_one_line_that_nothing_changed(tmp_path: Path, small_seed: Path) -> None:
+    """The documents a start skips are one line, not one a document; the scheduler is one line."""
+    for _ in range(2):
+        port = free_port()
+        proc = start(tmp_path, small_seed, port)
+        try:
+            for _ in range(6000):
+                resp = get(f"http://127.0.0.1:{port}/readyz")
+                if resp is not None and resp.status_code == 200:
+                    break
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.05)
+        finally:
+            log = stop(proc)
+    seeding = [line for line in log.splitlines() if "seed corpus:" in line]
+    assert len(seeding) == 1 and "0 documents added, 0 updated, 4 unchanged" in seeding[0], log
+    assert log.count("scheduler:") == 1 and "apscheduler" not in log, log
 
 
 def test_ctrl_c_while_loading_stops_cleanly(tmp_path: Path, small_seed: Path) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import re
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -27,6 +29,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
+from rag.i18n.catalogue import catalogue, message
 from rag.settings import SEED_DIR, Settings
 from rag.web import keys
 from rag.web.app import create_app
@@ -228,7 +231,8 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)
     seen = await asyncio.to_thread(visit, driver, url, "page-one", drive_answers, url.rstrip("/"), day)
     assert seen["chunks"] > 1  # the answer arrived in several streamed frames
-    assert "[1]" in seen["text"] and "Sources:" in seen["text"]
+    # The sources are the list under the answer, not its text's Sources line too (REST clients keep it).
+    assert "[1]" in seen["text"] and "Sources:" not in seen["text"]
     assert seen["sources"] and seen["sources"][0].startswith("[1]") and "document" in seen["sources"][0]
     assert seen["tools_in_first"] == 0 and seen["errors"] == 0 and not seen["welcome_after"]
     assert " ".join(seen["clipboard"].split()) == " ".join(seen["text"].split())
@@ -315,7 +319,7 @@ async def test_a_dropped_connection_resumes_the_answer_and_a_reload_keeps_the_co
     (user_class, user_text, _), (answer_class, answer_text, sources) = seen["before"]
     assert "user" in user_class and user_text == question
     assert "assistant" in answer_class and "cancelled" not in answer_class
-    assert "Sources:" in answer_text and sources and sources[0].startswith("[1]")
+    assert "Sources:" not in answer_text and sources and sources[0].startswith("[1]")
     # The resumed answer is the saved one: drawn again from the history after the reload, it is the same.
     assert seen["after"] == seen["before"] and not seen["welcome"]
     turns = await history(page_app, "page-resume")
@@ -470,8 +474,142 @@ async def test_a_first_visit_says_what_to_ask_that_data_is_synthetic_and_keeps_a
         kept = title.removesuffix("…")
         assert title.endswith("…") and len(title) <= 100 and full.startswith(kept), (title, full)
         assert not full[len(kept)].isalnum(), (title, full)
+        assert unicodedata.category(kept[-1])[0] not in "PZ", title  # never ".…" or ",…"
     # The end of an answer (its tool calls and sources) is in view when it completes...
     assert seen["scrolled_up_to"] == 0 and seen["second_lists"] == 2 and seen["second_in_view"]
     # ...unless the reader scrolled up meanwhile.
     assert seen["third_busy"] and seen["third_busy_after_scroll"] and seen["top_after_third"] == 0
     assert seen["hidden"] and seen["hidden_after_reload"]
+
+
+WATCH_SOURCES_LINE = """
+window.sawSourcesLine = false;
+new MutationObserver(() => {
+  for (const a of document.querySelectorAll('#messages .answer')) {
+    if (a.textContent.includes('Sources:')) window.sawSourcesLine = true;
+  }
+}).observe(document.getElementById('messages'), {subtree: true, childList: true, characterData: true});
+"""
+TOP_OF_FIRST_TURN = """
+const scroller = document.getElementById('scroller');
+window.firstTurn = window.firstTurn || document.querySelector('#messages .turn');
+return window.firstTurn.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+"""
+CITES_RESOLVE = """
+return [...arguments[0].querySelectorAll('.answer a.cite')].map((a) => {
+  const li = document.getElementById(a.getAttribute('href').slice(1));
+  return Boolean(li && li.closest('.sources') && arguments[0].contains(li) && li.dataset.n === a.dataset.n);
+});
+"""
+TIMES = "return [...document.querySelectorAll('#messages time')].map((t) => [t.className, t.textContent, t.dateTime]);"
+
+
+def turn_count(driver: webdriver.Chrome) -> int:
+    return len(driver.find_elements(By.CSS_SELECTOR, "#messages .turn"))
+
+
+def drive_earlier(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    wait(driver, lambda d: turn_count(d) == 20, 30)  # the latest page of 22
+    earlier = driver.find_element(By.ID, "earlier")
+    out["earlier_at_first"] = earlier.is_displayed()
+    # An answer streams in: at no moment does its bubble show the Sources line; the list is under it.
+    driver.execute_script(WATCH_SOURCES_LINE)
+    answer = ask(driver, question, 11)
+    out["streamed_text"] = answer.find_element(By.CSS_SELECTOR, ".answer").text
+    out["streamed_sources"] = [li.text for li in answer.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["saw_sources_line"] = driver.execute_script("return window.sawSourcesLine;")
+    # After a reload: the latest 20 of 24 turns, and the control for the 4 before them.
+    driver.refresh()
+    wait(
+        driver, lambda d: turn_count(d) == 20 and d.find_elements(By.CSS_SELECTOR, ".turn.assistant .sources")
+    )
+    last = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[-1]
+    out["redrawn_text"] = last.find_element(By.CSS_SELECTOR, ".answer").text
+    out["redrawn_sources"] = [li.text for li in last.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["cites_resolve"] = driver.execute_script(CITES_RESOLVE, last)
+    out["times"] = driver.execute_script(TIMES)
+    earlier = driver.find_element(By.ID, "earlier")
+    out["earlier_after_reload"] = earlier.is_displayed()
+    out["latest"] = conversation(driver)
+    # The reader goes up to the first turn shown and asks for the earlier ones: they appear above it,
+    # and the turn the reader was looking at stays where it was.
+    driver.execute_async_script(SCROLL_TO_TOP)
+    out["top_before"] = driver.execute_script(TOP_OF_FIRST_TURN)
+    earlier.click()
+    wait(driver, lambda d: turn_count(d) == 24, 30)
+    out["top_after"] = driver.execute_script(TOP_OF_FIRST_TURN)
+    out["earlier_at_the_start"] = earlier.is_displayed()
+    out["all"] = conversation(driver)
+    out["times_all"] = driver.execute_script(TIMES)
+    return out
+
+
+async def test_a_reload_of_a_long_conversation_offers_earlier_messages_and_shows_sources_once(
+    page_app, driver
+) -> None:  # type: ignore[no-untyped-def]
+    user = "page-earlier"
+    sessions = page_app.app[keys.CHAT].sessions
+    for i in range(11):  # 22 turns: more than one page of 20
+        await sessions.append(user, "user", f"earlier question {i}", id=f"e{i}")
+        await sessions.append(user, "assistant", f"earlier answer {i}", id=f"e{i}", sources=[], tool_calls=[])
+    question = f"flights from London to Lisbon on {ahead(33)}"
+    url = str(page_app.make_url("/"))
+    seen = await asyncio.to_thread(visit, driver, url, user, drive_earlier, question)
+    saved = (await (await page_app.get(f"/v1/sessions/{user}?limit=50")).json())["history"]
+    assert len(saved) == 24 and saved[-1]["text"].splitlines()[-1].startswith(
+        "Sources: [1]"
+    )  # the API keeps it
+    assert seen["earlier_at_first"] and seen["earlier_after_reload"]
+    # Sources once: the list, not the line, for the streamed answer and for the one drawn after the reload.
+    assert not seen["saw_sources_line"]
+    for text, sources in (
+        (seen["streamed_text"], seen["streamed_sources"]),
+        (seen["redrawn_text"], seen["redrawn_sources"]),
+    ):
+        assert "Sources:" not in text and "[1]" in text, text
+        assert sources and sources[0].startswith("[1]") and any("flight_offer" in s for s in sources)
+    assert seen["cites_resolve"] and all(seen["cites_resolve"])
+    # The latest 20, then all 24 in order once the earlier ones are loaded, where the reader was.
+    assert [t for _, t, _ in seen["latest"]] == [t for _, t, _ in seen["all"][4:]]
+    assert [t for c, t, _ in seen["all"] if "user" in c] == [t["text"] for t in saved if t["role"] == "user"]
+    assert [c.split()[1] for c, _, _ in seen["all"]] == [t["role"] for t in saved]
+    assert not seen["earlier_at_the_start"]
+    assert abs(seen["top_after"] - seen["top_before"]) <= 1, (seen["top_before"], seen["top_after"])
+    # One time format for every time on the page: each turn's and each source's fetch time.
+    times = seen["times_all"]
+    assert sum(cls == "turn-at" for cls, _, _ in times) == 24
+    assert any(text.startswith("fetched ") for _, text, _ in times)
+    for _, text, iso in times:
+        at = dt.datetime.fromisoformat(iso).astimezone(dt.UTC)
+        assert text.removeprefix("fetched ") == at.strftime("%Y-%m-%d %H:%M UTC"), (text, iso)
+    assert {iso for _, _, iso in times} >= {t["at"] for t in saved}
+
+
+SOURCES_LINE_AWAY = """
+const R = window.wayfarerRender, out = [];
+for (const text of arguments[0]) {
+  const streamed = R.answer(text, 'probe');
+  const settled = R.answer(text, 'probe', [{n: 1}, {n: 2}]);
+  out.push([streamed.textContent, settled.textContent, settled.querySelectorAll('a.cite').length]);
+}
+return out;
+"""
+
+
+def drive_sources_line(driver: webdriver.Chrome, texts: list[str]) -> list[list[Any]]:
+    return driver.execute_script(SOURCES_LINE_AWAY, texts)  # type: ignore[no-any-return]
+
+
+async def test_the_sources_line_is_left_out_of_the_bubble_in_every_language(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    listed = "[1] Lisbon City Guide — Getting around; [2] flight offer, duffel, fetched 2026-11-23 01:40 UTC"
+    lines = {lang: message(lang, "sources", sources=listed) for lang in catalogue()}
+    texts = [f"Take the metro [1], or fly [2].\n{line}" for line in lines.values()]
+    url = str(page_app.make_url("/"))
+    drawn = await asyncio.to_thread(visit, driver, url, "page-lines", drive_sources_line, texts)
+    for (lang, line), (streamed, settled, cites) in zip(lines.items(), drawn, strict=True):
+        head = re.split(r"\s*:", line)[0]
+        for shown in (streamed, settled):
+            assert "Take the metro [1], or fly [2]." in shown and head not in shown, (lang, shown)
+            assert "2026-11-23" not in shown
+        assert cites == 2, lang  # the [n] in the text still link to the list

@@ -10,6 +10,7 @@ provider, fetch time, and whether it is sandbox or indicative data.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,20 +23,32 @@ Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) |
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 TITLE_CHARS = 100
-# Where a cut title may end: never on a dangling separator ("Hotel Roma, 4* —…").
-_TRAILING = " \t\n,;:-\u2013\u2014(/|·"
 
 
 def shorten(text: str, limit: int = TITLE_CHARS) -> str:
     """``text`` on one line in at most ``limit`` characters: whole if it fits, else cut at its last word
     boundary with "…", since a title cut mid-word reads as a typo. Only when no boundary falls in the
-    second half (one very long word) is a word cut, so the title still says something."""
+    second half (one very long word) is a word cut, so the title still says something. The "…" always
+    follows a word: what is kept never ends in punctuation or a separator ("KL1389).…", "Roma, —…")."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
     space = text.rfind(" ", 0, limit)  # the kept text ends before it, leaving room for the "…"
-    kept = text[:space] if space >= limit // 2 else text[: limit - 1]
-    return (kept.rstrip(_TRAILING) or kept) + "…"
+    cuts = ([text[:space]] if space >= limit // 2 else []) + [text[: limit - 1]]
+    for kept in cuts:
+        end = len(kept)
+        while end and _dangles(kept[end - 1]):
+            end -= 1
+        if end:
+            return kept[:end] + "…"
+    return "…"  # nothing but punctuation
+
+
+def _dangles(char: str) -> bool:
+    """Whether a cut title may not end on ``char``: a space, punctuation (",", ".", ")", "—", "…"), or a
+    separator symbol ("→", "|", "+", "=")."""
+    kind = unicodedata.category(char)
+    return char.isspace() or kind[0] == "P" or kind == "Sm"
 
 
 def document_source(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:

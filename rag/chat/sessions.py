@@ -1,4 +1,10 @@
-"""Conversation history and trip state in the KV store, so any replica can serve any user."""
+"""Conversation history and trip state in the KV store, so any replica can serve any user.
+
+Each stored turn carries ``seq``, its place in the conversation (0, 1, 2, ...): it never changes, so a
+client pages backwards with it (``page``), however many turns are added or trimmed meanwhile. An answer
+and its question share an ``id``, so ``id`` cannot be the cursor. Histories stored before ``seq``
+existed are numbered by position when read, and that numbering is stored with their next turn.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ import datetime as dt
 import json
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from rag.chat.trip import TripState
@@ -19,6 +26,40 @@ HISTORY_LIMIT = 50
 # A history's writer holds its lock this long at most; others wait up to LOCK_WAIT for it.
 LOCK_TTL = 10.0
 LOCK_WAIT = 15.0
+PAGE_TURNS = 20  # what GET /v1/sessions/{user_id} shows when it is not asked for more or fewer
+
+
+@dataclass(frozen=True)
+class Page:
+    """Some consecutive turns, oldest first, and where the ones before them start."""
+
+    turns: list[dict[str, Any]]
+    more: bool  # earlier turns exist
+    before: int | None  # then: the ``before`` that asks for them (the first turn's seq)
+
+
+def numbered(turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``turns`` each with its ``seq``: the stored one, or for a turn stored without one (or with one out
+    of order), one past the turn before it, so numbers only grow and a history stored before them reads
+    as 0, 1, 2, ..."""
+    out, last = [], -1
+    for turn in turns:
+        seq = turn.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last:
+            seq = last + 1
+        out.append({**turn, "seq": seq})
+        last = seq
+    return out
+
+
+def page(turns: Sequence[dict[str, Any]], before: int | None = None, limit: int = PAGE_TURNS) -> Page:
+    """The last ``limit`` turns before the one numbered ``before`` (the latest without it). Pure."""
+    if limit < 1:
+        raise ValueError("limit is at least 1")
+    older = [t for t in numbered(turns) if before is None or t["seq"] < before]
+    kept = older[-limit:]
+    more = len(older) > len(kept)
+    return Page(kept, more, kept[0]["seq"] if more else None)
 
 
 class SessionStore:
@@ -29,14 +70,21 @@ class SessionStore:
         self._local: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def history(self, user_id: str) -> list[dict[str, Any]]:
+        """Every kept turn, oldest first, each with its ``seq``."""
         raw = await self._kv.get(f"session:{user_id}:history")
-        return list(json.loads(raw)) if raw else []
+        return numbered(json.loads(raw)) if raw else []
+
+    async def page(self, user_id: str, before: int | None = None, limit: int = PAGE_TURNS) -> Page:
+        """A page of ``user_id``'s history: see ``page``."""
+        return page(await self.history(user_id), before, limit)
 
     async def append(self, user_id: str, role: str, text: str, **extra: Any) -> None:
         """Add a turn; two messages of one user at once (two tabs, two replicas) both keep theirs."""
         async with self._writer(user_id):
             turns = await self.history(user_id)
-            turns.append({"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra})
+            seq = turns[-1]["seq"] + 1 if turns else 0
+            at = dt.datetime.now(dt.UTC).isoformat()
+            turns.append({"role": role, "text": text, "at": at, **extra, "seq": seq})
             # Keep the first turn (it usually sets the trip up) and the latest ones.
             if len(turns) > HISTORY_LIMIT:
                 turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]

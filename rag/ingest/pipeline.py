@@ -19,13 +19,14 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.chunking import Chunk, chunk_markdown
 from rag.ingest.documents import SourceDocument, chunk_id, chunk_payload
+from rag.ingest.progress import IngestProgress
 from rag.kv.base import KVStore
 from rag.store.base import Filter, Point, VectorStore
 
@@ -79,6 +80,7 @@ class Ingestor:
         max_tokens: int = 200,
         overlap: int = 32,
         group_chunks: int = 128,
+        embed_batch: int = 32,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -87,6 +89,7 @@ class Ingestor:
         self._max_tokens = max_tokens
         self._overlap = overlap
         self._group_chunks = group_chunks
+        self._embed_batch = embed_batch
         # Documents being written by this process; a second writer of the same id waits.
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -96,9 +99,12 @@ class Ingestor:
         *,
         origin: str | None = None,
         prune: bool = False,
-        progress: Callable[[int], None] | None = None,
+        progress: IngestProgress | None = None,
     ) -> IngestCounts:
-        """Ingest ``documents`` from ``origin``; with ``prune``, delete that origin's documents not among them."""
+        """Ingest ``documents`` from ``origin``; with ``prune``, delete that origin's documents not among them.
+
+        ``progress`` hears of each document as it is read and done, and of each batch of chunks embedded.
+        """
         if prune and origin is None:
             raise ValueError("pruning needs an origin: documents sent through the API are never pruned")
         counts = IngestCounts()
@@ -111,10 +117,10 @@ class Ingestor:
             seen.add(doc.id)
             counts.document_ids.append(doc.id)
             prepared = await self._prepare(doc, origin)
+            if progress:
+                progress.document_read(None if prepared is None else len(prepared.chunks))
             if prepared is None:
                 counts.skipped += 1
-                if progress:
-                    progress(1)
                 continue
             group.append(prepared)
             pending += len(prepared.chunks)
@@ -125,7 +131,7 @@ class Ingestor:
             await self._write_group(group, counts, progress)
         if prune:
             counts.deleted = await self._prune(origin, seen)
-        logger.info("ingested: %s", counts.as_dict())
+        logger.debug("ingested: %s", counts.as_dict())
         return counts
 
     async def _prepare(self, doc: SourceDocument, origin: str | None) -> _Prepared | None:
@@ -149,10 +155,16 @@ class Ingestor:
         return chunks, [self._sparse.encode_document(c.text) for c in chunks]
 
     async def _write_group(
-        self, group: list[_Prepared], counts: IngestCounts, progress: Callable[[int], None] | None
+        self, group: list[_Prepared], counts: IngestCounts, progress: IngestProgress | None
     ) -> None:
         texts = [c.text for p in group for c in p.chunks]
-        vectors = await self._embedder.embed_documents(texts)
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._embed_batch):  # a batch at a time, so progress moves
+            began = time.monotonic()
+            batch = texts[start : start + self._embed_batch]
+            vectors.extend(await self._embedder.embed_documents(batch))
+            if progress:
+                progress.chunks_embedded(len(batch), time.monotonic() - began)
         offset = 0
         for p in group:
             n = len(p.chunks)
@@ -165,7 +177,7 @@ class Ingestor:
                 counts.updated += 1
             counts.chunks += n
             if progress:
-                progress(1)
+                progress.document_written()
 
     async def _write_document(self, p: _Prepared, dense: list[list[float]]) -> None:
         doc = p.doc

@@ -9,12 +9,12 @@ seed of that same path ever deletes them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from rag.ingest.documents import SourceDocument
 from rag.ingest.loaders import discover, load_file
 from rag.ingest.pipeline import SEED_ORIGIN, IngestCounts, Ingestor
+from rag.ingest.progress import IngestProgress
 
 SEED_SOURCE = "seed"
 FILES_SOURCE = "files"
@@ -40,7 +40,7 @@ def load_corpus(seed_dir: Path) -> list[SourceDocument]:
 async def seed_directory(
     ingestor: Ingestor,
     seed_dir: Path,
-    progress: Callable[[int], None] | None = None,
+    progress: IngestProgress | None = None,
     docs: list[SourceDocument] | None = None,
 ) -> IngestCounts:
     """A full run over the seed corpus: documents removed from it are removed from the index.
@@ -62,7 +62,7 @@ async def seed_files(
     loaded: list[tuple[str, list[SourceDocument]]],
     *,
     prune: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: IngestProgress | None = None,
 ) -> IngestCounts:
     """Ingest what ``load_files`` read, one origin at a time.
 

@@ -19,6 +19,7 @@ from rag.background import BackgroundTasks
 from rag.errors import WayfarerError
 from rag.ingest.documents import SourceDocument
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.progress import IngestProgress
 from rag.kv.base import KVStore
 
 logger = logging.getLogger(__name__)
@@ -62,11 +63,11 @@ class DocumentJobs:
     async def _run(self, status: dict[str, Any], documents: list[SourceDocument]) -> None:
         job_id = status["id"]
 
-        def progress(n: int) -> None:
-            self._done[job_id] = self._done.get(job_id, 0) + n
+        def progress(p: IngestProgress) -> None:
+            self._done[job_id] = p.done
 
         try:
-            counts = await self._ingestor.ingest(documents, progress=progress)
+            counts = await self._ingestor.ingest(documents, progress=IngestProgress(len(documents), progress))
             status.update(status="done", counts=counts.as_dict())
         except asyncio.CancelledError:
             status.update(status="interrupted")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.progress import IngestProgress
 from rag.jobs import tasks
 from rag.jobs.rebuild import rebuild
 from rag.jobs.runner import Job, JobRunner
@@ -35,7 +36,7 @@ def create_jobs(
     sparse: SparseEncoder,
     tools: ToolService,
     metrics: Metrics,
-    seed_progress: Callable[[int, int], None] | None = None,
+    seed_progress: Callable[[IngestProgress], None] | None = None,
 ) -> JobRunner:
     s = settings.scheduler
     popular = tools.popular or PopularCalls(kv, s.refresh_window_hours * 3600)

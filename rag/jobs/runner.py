@@ -116,7 +116,9 @@ class JobRunner:
             pass  # recorded and logged by _run
 
     def start(self) -> None:
+        """Schedule the enabled jobs; one log line says which and how often."""
         scheduler = AsyncIOScheduler(timezone="UTC")
+        planned = []
         for job in self.jobs.values():
             if job.enabled and job.every_minutes:
                 scheduler.add_job(
@@ -124,12 +126,15 @@ class JobRunner:
                     IntervalTrigger(minutes=job.every_minutes, jitter=min(30, job.every_minutes * 6)),
                     args=[job.name],
                     id=job.name,
+                    name=job.name,
                     max_instances=1,
                     coalesce=True,
                     misfire_grace_time=None,
                 )
+                planned.append(f"{job.name} every {job.every_minutes:g} min")
         scheduler.start()
         self._scheduler = scheduler
+        logger.info("scheduler: %s", ", ".join(planned) or "no job enabled")
 
     async def stop(self) -> None:
         """Stop scheduling and interrupt running jobs (they are safe to interrupt)."""

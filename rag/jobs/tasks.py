@@ -12,6 +12,7 @@ from typing import Any
 
 from rag.errors import ToolValidationError, WayfarerError
 from rag.ingest.pipeline import Ingestor
+from rag.ingest.progress import IngestProgress
 from rag.ingest.seeding import load_corpus, seed_directory
 from rag.kv.base import KVStore
 from rag.live.ingest import request_key
@@ -22,30 +23,44 @@ from rag.store.base import Filter, VectorStore
 
 logger = logging.getLogger(__name__)
 
+LOG_EVERY_SECONDS = 2.0
+
 
 async def seed_sync(
-    ingestor: Ingestor, seed_dir: Path, report: Callable[[int, int], None] | None = None
+    ingestor: Ingestor, seed_dir: Path, report: Callable[[IngestProgress], None] | None = None
 ) -> dict[str, Any]:
     """Re-ingest changed seed documents (by content hash), delete removed ones, skip the rest.
 
     Unchanged documents cost one KV read each and no embedding. A document is recorded only after all
-    its chunks are written, so a killed run is finished by the next. Progress is logged about every
-    tenth of the corpus ("seeding 41 documents: 12/41") and given to ``report`` (done, total).
+    its chunks are written, so a killed run is finished by the next. Progress goes to ``report`` as it
+    happens, and to the log while documents are written, at most every LOG_EVERY_SECONDS ("seed corpus:
+    12/41 documents, 130 chunks embedded, about 40 s left"); unchanged documents are one line at the end.
     """
     docs = await asyncio.to_thread(load_corpus, seed_dir)
-    total, done = len(docs), 0
-    every = max(1, total // 10)
+    last_logged = time.monotonic()
 
-    def progress(n: int) -> None:
-        nonlocal done
-        done += n
+    def changed(p: IngestProgress) -> None:
+        nonlocal last_logged
         if report is not None:
-            report(done, total)
-        if done % every == 0 or done == total:
-            logger.info("seeding %d documents: %d/%d", total, done, total)
+            report(p)
+        now = time.monotonic()
+        if p.done > p.skipped and p.done < p.total and now - last_logged >= LOG_EVERY_SECONDS:
+            logger.info("seed corpus: %s", p.describe())
+            last_logged = now
 
-    progress(0)
-    return (await seed_directory(ingestor, seed_dir, progress, docs)).as_dict()
+    progress = IngestProgress(len(docs), changed)
+    if report is not None:
+        report(progress)
+    counts = await seed_directory(ingestor, seed_dir, progress, docs)
+    logger.info(
+        "seed corpus: %d documents added, %d updated, %d unchanged, %d deleted (%d chunks embedded)",
+        counts.added,
+        counts.updated,
+        counts.skipped,
+        counts.deleted,
+        counts.chunks,
+    )
+    return counts.as_dict()
 
 
 async def purge_expired(

@@ -68,7 +68,11 @@ class SQLiteKV:
             await self._db.execute(_SCHEMA)
             await self._db.execute(_SWEEP, (time.time(),))
         except (sqlite3.Error, OSError) as exc:
-            raise KVUnavailableError(f"cannot open the key-value store at {self._path}: {exc}") from exc
+            await self.close()  # a connection that opened a file it cannot use: its thread must end too
+            raise KVUnavailableError(
+                f"cannot open the key-value store at {self._path}: {exc}; move the file away to start "
+                "afresh, or pick another data directory with --data-dir"
+            ) from exc
 
     @property
     def _conn(self) -> aiosqlite.Connection:

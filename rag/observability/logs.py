@@ -47,5 +47,6 @@ def configure_logging(level: str, fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("httpx", "sentence_transformers", "aiohttp.access"):
+    # apscheduler logs each job it adds, twice over; the job runner says in one line what it scheduled.
+    for noisy in ("httpx", "sentence_transformers", "aiohttp.access", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from aiohttp import web
 
@@ -40,7 +40,7 @@ from rag.web.startup import Startup, tracked
 logger = logging.getLogger(__name__)
 
 
-async def kv_ctx(app: web.Application) -> AsyncIterator[None]:
+async def kv_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     kv = create_kv(app[keys.SETTINGS])
     await kv.open()
     app[keys.KV] = kv
@@ -48,7 +48,7 @@ async def kv_ctx(app: web.Application) -> AsyncIterator[None]:
     await kv.close()
 
 
-async def model_ctx(app: web.Application) -> AsyncIterator[None]:
+async def model_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     settings = app[keys.SETTINGS]
     embedder = await create_embedder(settings)
     app[keys.EMBEDDER] = embedder
@@ -61,7 +61,7 @@ async def model_ctx(app: web.Application) -> AsyncIterator[None]:
     await embedder.close()
 
 
-async def store_ctx(app: web.Application) -> AsyncIterator[None]:
+async def store_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     settings = app[keys.SETTINGS]
     store = SwitchableStore(create_store(settings, app[keys.EMBEDDER].dimension), settings.index.collection)
     await store.open()
@@ -70,13 +70,13 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
     await store.close()
 
 
-async def tools_ctx(app: web.Application) -> AsyncIterator[None]:
+async def tools_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     async with open_tools(app[keys.SETTINGS]) as session:
         app[keys.TOOLS] = session
         yield
 
 
-async def llm_ctx(app: web.Application) -> AsyncIterator[None]:
+async def llm_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     """An OpenAI-compatible client when WAYFARER_LLM__BASE_URL is set."""
     llm = app[keys.SETTINGS].llm
     if not llm.base_url:
@@ -95,14 +95,14 @@ async def llm_ctx(app: web.Application) -> AsyncIterator[None]:
     await client.close()
 
 
-async def router_ctx(app: web.Application) -> AsyncIterator[None]:
+async def router_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     app[keys.ROUTER] = await build_router(
         app[keys.SETTINGS], app[keys.QUERY_EMBEDDER], app[keys.TOOLS].tools.catalogue, app.get(keys.LLM)
     )
     yield
 
 
-async def services_ctx(app: web.Application) -> AsyncIterator[None]:
+async def services_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     settings = app[keys.SETTINGS]
     ingestor = Ingestor(
         app[keys.STORE],
@@ -119,7 +119,7 @@ async def services_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
 
 
-async def live_ctx(app: web.Application) -> AsyncIterator[None]:
+async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     """Cache-aware tool calls whose results are ingested by tracked background tasks."""
     settings = app[keys.SETTINGS]
     metrics = app[keys.METRICS]
@@ -173,7 +173,7 @@ async def live_ctx(app: web.Application) -> AsyncIterator[None]:
     await tasks.close(settings.live.shutdown_grace_seconds)
 
 
-async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
+async def jobs_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     """The re-indexing jobs, and their scheduler unless WAYFARER_SCHEDULER__ENABLED=false."""
     settings = app[keys.SETTINGS]
     jobs = create_jobs(
@@ -190,8 +190,7 @@ async def jobs_ctx(app: web.Application) -> AsyncIterator[None]:
     app[keys.JOBS] = jobs
     if settings.index.seed_on_start:  # under seed-sync's lock: replicas starting together seed once
         try:
-            run = await jobs.run(SEED_SYNC)
-            logger.info("seed corpus: %s", run["counts"])
+            await jobs.run(SEED_SYNC)  # it logs what it did
         except JobRunningError:
             logger.info("seed corpus: another replica is syncing it")
     if settings.scheduler.enabled:

@@ -32,6 +32,7 @@ from rag.web.schemas import (
     ResumeFrame,
     parse_json,
     read_body,
+    session_page_params,
     user_id_param,
     validate,
 )
@@ -55,16 +56,20 @@ async def chat(request: web.Request) -> web.Response:
 
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
+    """The trip and a page of the history, newest page first: ``?before=<seq>&limit=N`` pages back."""
     user_id = user_id_param(request.match_info["user_id"])
     require_user(request, user_id)
+    before, limit = session_page_params(request.query)
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
-    history = await sessions.history(user_id)
+    shown = await sessions.page(user_id, before, limit)
     return json_response(
         {
             "user_id": user_id,
             "trip": trip.model_dump(mode="json", exclude_none=True),
-            "history": history[-20:],
+            "history": shown.turns,
+            "more": shown.more,
+            "before": shown.before,
         }
     )
 

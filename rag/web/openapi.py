@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from connectors.catalog import TOOLS
 from rag import errors
+from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
 from rag.web import responses as r
 from rag.web import schemas as s
 from rag.web.middleware import _HTTP_CODES
@@ -78,6 +79,23 @@ USER_ID_QUERY = _param(
     "user_id",
     "Whose call this is (with a chat secret set, the token's user); empty: nobody's",
     {"type": "string", "maxLength": 200},
+)
+
+
+SESSION_PAGE_QUERY = (
+    _param(
+        "query",
+        "before",
+        "A turn's seq: the page of turns before it (a page's own `before` gets the one before that); "
+        "none: the latest turns",
+        {"type": "integer", "minimum": 0, "maximum": s.MAX_CURSOR},
+    ),
+    _param(
+        "query",
+        "limit",
+        f"How many turns a page holds at most (the history keeps {HISTORY_LIMIT})",
+        {"type": "integer", "minimum": 1, "maximum": HISTORY_LIMIT, "default": PAGE_TURNS},
+    ),
 )
 
 
@@ -180,12 +198,12 @@ def endpoints() -> list[Endpoint]:
         Endpoint(
             "get",
             "/v1/sessions/{user_id}",
-            "A conversation's trip and latest turns",
+            "A conversation's trip and a page of its turns: the latest, or those before a turn",
             "chat",
             "user",
             ok=r.SessionView,
             raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
-            params=(session_id,),
+            params=(session_id, *SESSION_PAGE_QUERY),
         ),
         Endpoint(
             "delete",

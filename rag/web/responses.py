@@ -321,6 +321,13 @@ class Turn(BaseModel):
     role: str
     text: str
     at: str
+    seq: int = Field(
+        ge=0,
+        description=(
+            "The turn's place in the conversation (0, 1, 2, ...; gaps where old turns were dropped): "
+            "it never changes, and is the cursor `before` takes. A question and its answer share `id`."
+        ),
+    )
     id: str | None = None
     sources: list[ChatSource] | None = Field(None, description="An answer's cited items")
     tool_calls: list[ChatToolCall] | None = None
@@ -330,7 +337,14 @@ class Turn(BaseModel):
 class SessionView(BaseModel):
     user_id: str
     trip: dict[str, Any] = Field(description="What the conversation has settled about the trip so far")
-    history: list[Turn] = Field(description="The latest turns, oldest first")
+    history: list[Turn] = Field(
+        description="A page of turns, oldest first: the latest ones, or those before the turn `before` names"
+    )
+    more: bool = Field(description="Earlier turns exist: ask for them with this page's `before`")
+    before: int | None = Field(
+        description="With `more`: the value of `?before=` that gets the page before this one (its first "
+        "turn's seq); else null"
+    )
 
 
 class Forgotten(BaseModel):

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import html
 import logging
 import signal
+import socket
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
+from rag.errors import ConfigError, PortInUseError
+from rag.ingest.progress import IngestProgress
 from rag.web.jsonio import json_response
 
 logger = logging.getLogger(__name__)
@@ -28,8 +33,7 @@ RETRY_AFTER_SECONDS = 5
 STARTING_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8">
 <meta http-equiv="refresh" content="3"><title>Wayfarer is starting</title>
 <body style="font-family:system-ui;margin:3rem"><h1>Wayfarer is starting</h1>
-<p>Loading: {step}. This page reloads itself; the first start seeds the travel guides and takes about a
-minute, later starts a few seconds.</p></body></html>"""
+<p>{state}</p><p>This page reloads itself until the service is ready.</p></body></html>"""
 
 
 @dataclass
@@ -39,7 +43,7 @@ class Startup:
     started: float = field(default_factory=time.monotonic)
     step: str = "starting"
     done: list[str] = field(default_factory=list)
-    seeding: tuple[int, int] | None = None  # documents done, documents in all
+    seeding: IngestProgress | None = None  # the seed corpus's progress, once it is being synced
     ready: bool = False
 
     def begin(self, step: str) -> None:
@@ -48,8 +52,14 @@ class Startup:
         self.step = step
         logger.info("starting: %s", step)
 
-    def seeded(self, done: int, total: int) -> None:
-        self.seeding = (done, total)
+    def seeded(self, progress: IngestProgress) -> None:
+        self.seeding = progress
+
+    def describe(self) -> str:
+        """What it is doing, for a person: "Seeding the travel guides: 12/41 documents, ... about 40 s left"."""
+        if self.step == "seed corpus" and self.seeding is not None:
+            return f"Seeding the travel guides: {self.seeding.describe()}."
+        return f"Loading: {self.step} ({time.monotonic() - self.started:.0f} s so far)."
 
     def finish(self) -> None:
         if self.step != "starting":
@@ -64,11 +74,11 @@ class Startup:
             "elapsed_seconds": round(time.monotonic() - self.started, 1),
         }
         if self.seeding is not None:
-            out["seeding"] = {"done": self.seeding[0], "total": self.seeding[1]}
+            out["seeding"] = self.seeding.to_json()
         return out
 
 
-Ctx = Callable[[web.Application], AsyncIterator[None]]
+Ctx = Callable[[web.Application], AsyncGenerator[None, None]]
 
 
 def tracked(startup: Startup, steps: list[tuple[str, Ctx]]) -> list[Ctx]:
@@ -78,10 +88,16 @@ def tracked(startup: Startup, steps: list[tuple[str, Ctx]]) -> list[Ctx]:
     def wrap(name: str, ctx: Ctx, last: bool) -> Ctx:
         async def run(app: web.Application) -> AsyncGenerator[None, None]:
             startup.begin(name)
-            async for _ in ctx(app):  # the context's one yield: started; resumed at clean-up
+            steps = ctx(app)
+            try:
+                await anext(steps)  # the context's one yield: started
                 if last:
                     startup.finish()
                 yield
+                with contextlib.suppress(StopAsyncIteration):
+                    await anext(steps)  # resumed at clean-up
+            finally:
+                await steps.aclose()  # a context that failed to start is closed here, not by the GC
 
         run.__name__ = getattr(ctx, "__name__", name)
         return run
@@ -101,7 +117,7 @@ def starting_app(startup: Startup) -> web.Application:
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if request.path == "/" and request.method == "GET":
             return web.Response(
-                text=STARTING_PAGE.format(step=state["loading"]),
+                text=STARTING_PAGE.format(state=html.escape(startup.describe())),
                 content_type="text/html",
                 status=503,
                 headers=headers,
@@ -115,12 +131,41 @@ def starting_app(startup: Startup) -> web.Application:
     return app
 
 
+def ensure_port_free(host: str, port: int) -> None:
+    """Refuse a port another process listens on, before anything binds it.
+
+    The service binds with SO_REUSEPORT to hand its port from the starting app to the real one without
+    refusing a connection; two processes doing so would share the port and the kernel would split
+    connections between them. A plain bind (SO_REUSEADDR only, as any server sets) fails while any other
+    socket listens there, with or without SO_REUSEPORT, so it tells whether the port is taken.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ConfigError(
+            f"cannot listen on {host!r} (WAYFARER_SERVER__HOST, --host): {exc.strerror}"
+        ) from exc
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise PortInUseError(
+                        f"port {port} on {host} is in use by another process (another `wayfarer serve`?); "
+                        "stop it or pick another port with --port (WAYFARER_SERVER__PORT)"
+                    ) from exc
+                raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+
+
 async def serve(app: web.Application, startup: Startup, host: str, port: int) -> None:
     """Bind at once, start ``app`` behind the starting app, then serve it until SIGINT or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    ensure_port_free(host, port)
     early = web.AppRunner(starting_app(startup), access_log=None)
     await early.setup()
     await web.TCPSite(early, host, port, reuse_port=True).start()

@@ -4,7 +4,8 @@
  * One answer streams at a time (`pending`). Its frames carry the id the page made for it, so after a
  * dropped connection the page reconnects, asks the server to resume that id, and the replay replaces the
  * text so far; a Stop sends a cancel for it. On load, and whenever the server no longer knows an answer,
- * the conversation is drawn again from the saved history.
+ * the conversation is drawn again from the saved history: its latest page, with an "Earlier messages"
+ * button above it that prepends the page before, as long as there is one.
  */
 "use strict";
 (function () {
@@ -14,6 +15,7 @@
   const userInput = $("user"), tokenInput = $("token"), statusEl = $("status");
   const scroller = $("scroller"), messages = $("messages"), welcome = $("welcome");
   const input = $("message"), sendButton = $("send"), stopButton = $("stop");
+  const earlierButton = $("earlier");
 
   let ws = null, retry = 500, retryTimer = null, pending = null, turns = 0;
   // Keep the newest text in view; off once the reader scrolls up, on again when they scroll back down
@@ -71,40 +73,49 @@
     if (follow) toBottom();
   }
 
-  function addTurn(role, text) {
+  /** A turn's box, not yet on the page: its time (`at`, ISO; now for a turn being sent) and its text. */
+  function makeTurn(role, text, at) {
     const box = R.el("div", "turn " + role);
     const body = R.el("div", role === "assistant" ? "text answer" : "text", role === "assistant" ? undefined : text);
     box.dataset.key = "t" + ++turns;
-    box.append(body);
-    keepingBottom(() => messages.append(box));
-    updateWelcome();
+    box.append(R.time(at || new Date().toISOString(), "turn-at"), body);
     return { box, body, key: box.dataset.key };
   }
 
+  function addTurn(role, text) {
+    const turn = makeTurn(role, text);
+    keepingBottom(() => messages.append(turn.box));
+    updateWelcome();
+    return turn;
+  }
+
   /** Draw a finished (or stopped) assistant turn: the answer, its sources and tool calls, a copy button. */
-  function settle(turn, text, sources, toolCalls, stopped) {
+  function fill(turn, text, sources, toolCalls, stopped) {
     const { box, body, key } = turn;
     const numbered = R.numbered(sources);
-    keepingBottom(() => {
-      body.replaceChildren(R.answer(text, key, numbered));
-      body.classList.remove("streaming", "waiting");
-      box.removeAttribute("aria-busy");
-      if (stopped) {
-        box.classList.add("cancelled");
-        body.append(R.el("p", "stopped", "(stopped)"));
-      }
-      const actions = R.el("div", "actions");
-      const copy = R.el("button", "copy", "Copy");
-      copy.type = "button";
-      copy.setAttribute("aria-label", "Copy the answer");
-      copy.addEventListener("click", () => copyAnswer(copy, body));
-      actions.append(copy);
-      box.append(actions);
-      if (toolCalls && toolCalls.length) {
-        box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
-      }
-      if (numbered.length) box.append(R.sourcesList(numbered, key));
-    });
+    // The Sources line stays in the text only when there is no list to show them.
+    body.replaceChildren(R.answer(text, key, numbered, !numbered.length));
+    body.classList.remove("streaming", "waiting");
+    box.removeAttribute("aria-busy");
+    if (stopped) {
+      box.classList.add("cancelled");
+      body.append(R.el("p", "stopped", "(stopped)"));
+    }
+    const actions = R.el("div", "actions");
+    const copy = R.el("button", "copy", "Copy");
+    copy.type = "button";
+    copy.setAttribute("aria-label", "Copy the answer");
+    copy.addEventListener("click", () => copyAnswer(copy, body));
+    actions.append(copy);
+    box.append(actions);
+    if (toolCalls && toolCalls.length) {
+      box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
+    }
+    if (numbered.length) box.append(R.sourcesList(numbered, key));
+  }
+
+  function settle(turn, text, sources, toolCalls, stopped) {
+    keepingBottom(() => fill(turn, text, sources, toolCalls, stopped));
   }
 
   /** Whether a tool call's data came from the offline sandbox: the call says so; else a source it gave
@@ -277,40 +288,95 @@
 
   // --- the saved conversation ------------------------------------------------------------------------
 
+  // The page of history drawn last: which load it belongs to, and the `before` of the page before it
+  // (null: nothing earlier).
+  let drawn = 0, earlier = null;
+
+  /** GET /v1/sessions/{user}, the latest page or the one before turn `before`; throws with its message. */
+  async function fetchHistory(before) {
+    const user = userInput.value.trim();
+    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+    const query = before === undefined ? "" : "?before=" + encodeURIComponent(before);
+    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + query, { headers, cache: "no-store" });
+    const body = await resp.json();
+    if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
+    return body;
+  }
+
+  /** Saved turns as boxes in a fragment, oldest first. */
+  function savedTurns(history) {
+    const out = document.createDocumentFragment();
+    for (const t of history || []) {
+      if (t.role !== "user" && t.role !== "assistant") continue;
+      const turn = makeTurn(t.role, t.role === "user" ? t.text : undefined, t.at);
+      if (t.role === "assistant") fill(turn, t.text, t.sources, t.tool_calls, Boolean(t.cancelled));
+      out.append(turn.box);
+    }
+    return out;
+  }
+
+  /** Show "Earlier messages" when the server says there are turns before those drawn. */
+  function showEarlier(body) {
+    earlier = body.more && Number.isInteger(body.before) ? body.before : null;
+    earlierButton.hidden = earlier === null;
+    earlierButton.disabled = false;
+    earlierButton.textContent = "Earlier messages";
+  }
+
   /** Draw the conversation from GET /v1/sessions/{user}: the server's history is the truth. */
   async function loadHistory() {
     const lost = pending;
-    const user = userInput.value.trim();
-    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+    const load = ++drawn;
     let body;
     try {
-      const resp = await fetch("v1/sessions/" + encodeURIComponent(user), { headers, cache: "no-store" });
-      body = await resp.json();
-      if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
+      body = await fetchHistory();
     } catch (exc) {
+      if (load !== drawn) return;
+      earlier = null;
+      earlierButton.hidden = true;
       errorTurn({ error: { code: "history_unavailable", message: "The conversation could not be loaded: " + exc.message } });
       return;
     }
     await toolsLoaded;  // a past tool call is labelled sandbox or not with it
+    if (load !== drawn) return;  // a newer load (another user) draws instead
     if (lost && pending === lost) {
       pending = null;
       if (lost.frame) cancelAnimationFrame(lost.frame);
       streaming(false);
     }
-    messages.replaceChildren();
-    for (const t of body.history || []) {
-      if (t.role === "user") addTurn("user", t.text);
-      else if (t.role === "assistant") {
-        const turn = addTurn("assistant");
-        settle(turn, t.text, t.sources, t.tool_calls, Boolean(t.cancelled));
-      }
-    }
+    messages.replaceChildren(savedTurns(body.history));
+    showEarlier(body);
     // A message the server never received is given back rather than lost.
     if (lost && !(body.history || []).some((t) => t.id === lost.id) && !input.value) input.value = lost.question;
     updateWelcome();
     follow = true;
     toBottom();
   }
+
+  /** Prepend the page before the turns drawn, keeping what the reader sees where it is. */
+  async function loadEarlier() {
+    if (earlier === null || earlierButton.disabled) return;
+    const load = drawn;
+    earlierButton.disabled = true;
+    earlierButton.textContent = "Loading earlier messages…";
+    let body;
+    try {
+      body = await fetchHistory(earlier);
+    } catch (exc) {
+      if (load !== drawn) return;
+      earlierButton.disabled = false;
+      earlierButton.textContent = "Earlier messages could not be loaded (" + exc.message + "): try again";
+      return;
+    }
+    if (load !== drawn) return;  // the conversation was drawn again meanwhile
+    // Distance from the bottom stays the same: the turns on screen do not move as others appear above.
+    const fromBottom = scroller.scrollHeight - scroller.scrollTop;
+    messages.prepend(savedTurns(body.history));
+    showEarlier(body);
+    scroller.scrollTop = scroller.scrollHeight - fromBottom;
+  }
+
+  earlierButton.addEventListener("click", loadEarlier);
 
   // --- the form --------------------------------------------------------------------------------------
 

@@ -29,6 +29,10 @@
     ALLOWED_URI_REGEXP: HTTP,
   };
   const CITATION = /\[(\d{1,3})\]/g;
+  // The answer's last line, "Sources: [1] ...; [2] ...", in each language the service answers in
+  // (`sources` in rag/i18n/messages.yaml; tests/test_web_page.py checks every one). REST clients read it
+  // in the text; the page shows the same sources as the list under the answer, so not in the bubble.
+  const SOURCES_LINE = /(?:^|\n)[ \t]*(?:Sources|Fuentes|Quellen|Fontes|Fonti)[ \u00a0]?:[ \u00a0]*\[\d{1,3}\][^\n]*\s*$/;
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -71,9 +75,16 @@
     }
   }
 
-  /** The answer's Markdown as a sanitised fragment; with sources, its [n] citations become links. */
-  function answer(text, key, sources) {
-    const fragment = purify.sanitize(md.render(String(text || "")), CLEAN);
+  /** `text` without its closing Sources line (the list under the answer shows them). */
+  function withoutSourcesLine(text) {
+    return String(text || "").replace(SOURCES_LINE, "");
+  }
+
+  /** The answer's Markdown as a sanitised fragment, without its Sources line unless `keepSourcesLine`
+   * (an answer drawn with no list to show them); with sources, its [n] citations become links. */
+  function answer(text, key, sources, keepSourcesLine) {
+    const shown = keepSourcesLine ? String(text || "") : withoutSourcesLine(text);
+    const fragment = purify.sanitize(md.render(shown), CLEAN);
     if (sources && sources.length) linkCitations(fragment, key, new Set(sources.map((s) => s.n)));
     return fragment;
   }
@@ -86,10 +97,21 @@
     });
   }
 
+  const pad = (n) => String(n).padStart(2, "0");
+
+  /** Every time on the page, one way: "2026-11-23 01:40 UTC", as the answers' own text writes them. */
   function when(iso) {
     const at = new Date(iso);
     if (Number.isNaN(at.getTime())) return String(iso);
-    return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    const day = at.getUTCFullYear() + "-" + pad(at.getUTCMonth() + 1) + "-" + pad(at.getUTCDate());
+    return day + " " + pad(at.getUTCHours()) + ":" + pad(at.getUTCMinutes()) + " UTC";
+  }
+
+  /** A <time> showing `iso` as `when` writes it, after `prefix` ("fetched "). */
+  function time(iso, cls, prefix) {
+    const node = el("time", cls, (prefix || "") + when(iso));
+    node.dateTime = String(iso);
+    return node;
   }
 
   /** "Title — Section", without the title repeated at the head of a section path ("Title > Section"). */
@@ -126,12 +148,7 @@
       // Sandbox results are not "live via duffel": the badge says what they are.
       const facts = s.sandbox ? [s.kind] : [s.kind, s.source, s.provider ? "via " + s.provider : null];
       meta.append(el("span", null, facts.filter(Boolean).join(" · ")));
-      if (s.fetched_at) {
-        const time = el("time", null, "fetched " + when(s.fetched_at));
-        time.dateTime = s.fetched_at;
-        time.title = s.fetched_at;
-        meta.append(time);
-      }
+      if (s.fetched_at) meta.append(time(s.fetched_at, null, "fetched "));
       if (s.sandbox) meta.append(el("span", "badge sandbox", "sandbox data (synthetic)"));
       if (s.indicative) meta.append(el("span", "badge indicative", "indicative"));
       li.append(meta);
@@ -184,5 +201,7 @@
     return details;
   }
 
-  window.wayfarerRender = { answer, numbered, sourcesList, toolCallsList, expand, sourceId, el };
+  window.wayfarerRender = {
+    answer, withoutSourcesLine, numbered, sourcesList, toolCallsList, expand, sourceId, el, when, time,
+  };
 })();
