@@ -219,6 +219,9 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     # The travellers' time zone: "today" for date validation and relative dates.
     timezone: str = "UTC"
+    # A date every traveller's "today" is fixed to (chat, routing, tool checks), for replaying recorded
+    # conversations of another day and for demos; unset, today is the real date in the traveller's zone.
+    fixed_today: dt.date | None = None
     server: ServerSettings = ServerSettings()
     limits: LimitsSettings = LimitsSettings()
     index: IndexSettings = IndexSettings()
@@ -261,6 +264,8 @@ class Settings(BaseSettings):
         return self
 
     def today(self) -> dt.date:
+        if self.fixed_today is not None:
+            return self.fixed_today
         return dt.datetime.now(ZoneInfo(self.timezone)).date()
 
     @property

@@ -150,6 +150,7 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
         app[keys.TOOL_SERVICE],
         max_message_chars=settings.limits.max_message_chars,
         timezone=settings.timezone,
+        today=settings.today if settings.fixed_today else None,
         writer=(
             LLMWriter(
                 app[keys.LLM],
