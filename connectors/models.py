@@ -58,7 +58,7 @@ Link = Annotated[str, AfterValidator(_check_link)]
 class Result(BaseModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
-    # Each result model narrows this to its own literal (connectors/catalog: one kind per tool).
+    # Each result model narrows this to its own literal (rag/tools: one kind per tool).
     kind: str
     provider: str
     sandbox: bool = False

@@ -16,7 +16,7 @@ tests/data/routing_test.jsonl (reported for figures).
 
 --examples fits, as before the classifier, the per-tool thresholds of the examples' scores (used for
 tools the classifier does not know, or with another embedding model) on 60% of the dev set and stores
-them in the tools' declarations (connectors/catalog/) with --write.
+them in the tools' declarations (rag/tools/) with --write.
 """
 
 from __future__ import annotations
@@ -49,7 +49,10 @@ from rag.routing.classifier import (  # noqa: E402
 from rag.routing.config import RoutingConfig, load_config  # noqa: E402
 from rag.routing.evaluation import format_report, report, split  # noqa: E402
 from rag.routing.router import _CLAUSE, Analysis, Router, decide  # noqa: E402
+from rag.tools.catalog import ToolCatalogue  # noqa: E402
 from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_rows  # noqa: E402
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date(2026, 11, 21)  # fixed, so relative dates in the messages resolve the same every run
 C = 4.0  # inverse L2 strength; 1 to 16 measured within noise on the out-of-fold objective
@@ -218,7 +221,7 @@ async def fit_the_classifier(write: bool, mistakes: bool) -> None:
     own += [{"text": e, "expected_tools": []} for e in config.none_examples]
     async with CachedEmbed() as embed:
         router = await Router.create(
-            config, LocationCatalogue.load(), embed, classifier_path=None, today=lambda: TODAY
+            config, LocationCatalogue.load(), TOOLS, embed, classifier_path=None, today=lambda: TODAY
         )
         print("analysing the messages ...", flush=True)
         train = await analyse(router, embed, "public fit + dev", public + dev)
@@ -288,7 +291,7 @@ async def fit_the_examples(write: bool) -> None:
     rows = load_rows(DEV)
     async with CachedEmbed() as embed:
         router = await Router.create(
-            config, LocationCatalogue.load(), embed, classifier_path=None, today=lambda: TODAY
+            config, LocationCatalogue.load(), TOOLS, embed, classifier_path=None, today=lambda: TODAY
         )
         analyses = [await router.analyse(r["text"]) for r in rows]
     fit_idx = [i for i, r in enumerate(rows) if split(r["text"]) == "fit"]
@@ -317,10 +320,10 @@ async def fit_the_examples(write: bool) -> None:
 
 
 def write_thresholds(config: RoutingConfig) -> list[Path]:
-    """Store the fitted thresholds in each tool's declaration (connectors/catalog/<tool>.py)."""
+    """Store the fitted thresholds in each tool's declaration (rag/tools/<tool>.py)."""
     written = []
     for name, route in config.tools.items():
-        path = ROOT / "connectors" / "catalog" / f"{name}.py"
+        path = ROOT / "rag" / "tools" / f"{name}.py"
         text = path.read_text(encoding="utf-8")
         for key, value in (("threshold", route.threshold), ("keyword_threshold", route.keyword_threshold)):
             text, n = re.subn(rf'(?m)^(\s*"{key}": )[0-9.]+,$', rf"\g<1>{value},", text)

@@ -32,8 +32,10 @@ from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
 from connectors.models import Result
 from connectors.params import ToolParams
-from connectors.tools import TOOLS
 from rag.errors import ProviderError
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date.today()
 CATALOGUE = LocationCatalogue.load()

@@ -13,7 +13,6 @@ import pytest
 import pytest_asyncio
 import yaml
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
@@ -21,6 +20,9 @@ from rag.routing.config import DEFAULT_PATH, load_config
 from rag.routing.evaluation import report, split
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date(2026, 11, 21)
 CAT = LocationCatalogue.load()
@@ -47,7 +49,7 @@ async def make_router(embedder: OnnxEmbedder, config: Any = None) -> Router:
     async def embed(texts: list[str]) -> list[list[float]]:
         return await embedder.embed_documents(texts)
 
-    return await Router.create(config or load_config(), CAT, embed, today=lambda: TODAY)
+    return await Router.create(config or load_config(), CAT, TOOLS, embed, today=lambda: TODAY)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

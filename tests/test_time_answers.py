@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from aiohttp.test_utils import TestClient
 
-from rag.chat.forecast import HORIZON_DAYS, Span, available_on, date_span, fit, later_note
+from rag.dialogue.forecast import HORIZON_DAYS, Span, available_on, date_span, fit, later_note
 from rag.i18n import LANGUAGES, message
 from rag.routing.dates import find_dates
 

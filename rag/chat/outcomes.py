@@ -13,8 +13,8 @@ from typing import Any
 from connectors.models import Result
 from rag.chat.citations import Ref, document_source, live_source
 from rag.chat.composer import ToolAnswer
-from rag.chat.plan import Plan
 from rag.chat.sentences import split_passage
+from rag.dialogue.plan import Plan
 from rag.errors import ToolValidationError, WayfarerError
 from rag.live.service import ToolOutcome
 from rag.store.base import Hit

@@ -1,4 +1,4 @@
-"""The routing configuration: each declared tool's routing entry (connectors/catalog/) and routes.yaml
+"""The routing configuration: each declared tool's routing entry (rag/tools/) and routes.yaml
 (the LLM prompt, retrieval and negative keywords, no-tool examples, and optional per-tool overrides),
 loaded once at start and validated."""
 
@@ -12,8 +12,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from connectors.catalog import TOOLS, ToolSpec
 from rag.errors import ConfigError
+from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 
 DEFAULT_PATH = Path(__file__).with_name("routes.yaml")
 
@@ -139,10 +140,10 @@ class RoutingConfig(BaseModel):
 
 
 def load_config(path: Path = DEFAULT_PATH, tools: Mapping[str, ToolSpec] | None = None) -> RoutingConfig:
-    """Read and validate the routing file with the declared tools' entries (``tools``: the catalogue by
-    default). The file's optional ``tools:`` section overrides keys of a declared tool's entry
-    (thresholds, keywords, ...); every error names the file and what is wrong."""
-    declared = TOOLS if tools is None else tools
+    """Read and validate the routing file with the declared tools' entries (``tools``: the built-in
+    catalogue by default). The file's optional ``tools:`` section overrides keys of a declared tool's
+    entry (thresholds, keywords, ...); every error names the file and what is wrong."""
+    declared = tools if tools is not None else ToolCatalogue.builtin()
     try:
         raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from rag.i18n import detect_language, join_list, message, tool_label
+from rag.i18n import detect_language, join_list, message
 from rag.routing.classifier import DEFAULT_PATH as CLASSIFIER_PATH
 from rag.routing.classifier import Classification, ToolClassifier
 from rag.routing.config import RoutingConfig, ToolRoute, _compile
@@ -38,6 +37,8 @@ from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
 from rag.routing.semantic import NONE, SemanticRouter
 from rag.routing.slots import PLACE_SLOTS, build_params, place_mention, positional, slot_value
+from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -191,6 +192,7 @@ class Router:
         self,
         config: RoutingConfig,
         catalogue: LocationCatalogue,
+        tools: ToolCatalogue,
         embed: Embed,
         semantic: SemanticRouter,
         *,
@@ -201,6 +203,7 @@ class Router:
     ) -> None:
         self.config = config
         self.catalogue = catalogue
+        self.tools = tools
         self._embed = embed
         self.semantic = semantic
         self._today = today
@@ -218,6 +221,7 @@ class Router:
         cls,
         config: RoutingConfig,
         catalogue: LocationCatalogue,
+        tools: ToolCatalogue,
         embed: Embed,
         *,
         classifier_path: Path | None = CLASSIFIER_PATH,
@@ -250,7 +254,7 @@ class Router:
                 classifier.meta.get("embedder", "unknown"),
             )
             classifier = None
-        return cls(config, catalogue, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
+        return cls(config, catalogue, tools, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
 
     async def analyse(
         self,
@@ -418,18 +422,19 @@ class Router:
                         continue
                     if mention is None and any(u in named for u in slots.unknown_places):
                         continue  # the question about the unknown place covers it
-                asks.append(ask_phrase(lang, name, p, route))
+                asks.append(ask_phrase(lang, self.tools.get(name), p, route))
             if asks:
                 parts.append(
-                    message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, asks))
+                    message(
+                        lang, "clarify_tool", what=self.tools.label(name, lang), asks=join_list(lang, asks)
+                    )
                 )
         return " ".join(parts) or None
 
 
-def ask_phrase(lang: str, tool: str, param: str, route: ToolRoute) -> str:
+def ask_phrase(lang: str, spec: ToolSpec | None, param: str, route: ToolRoute) -> str:
     """How to ask for a tool's parameter in ``lang``: its declaration's question in that language, else
     the routing entry's (English)."""
-    spec = TOOLS.get(tool)
     asked = spec.asks.get(lang, {}).get(param) if spec else None
     if asked:
         return asked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -72,50 +73,47 @@ def shift_trip(state: TripState, days: int) -> TripState:
     return state.model_copy(update=changes)
 
 
-# Tool parameter <- trip state field, for parameters a message leaves out ("a hotel there for those dates").
-FROM_TRIP = {
+# The trip field a tool parameter reads, by the slot its declaration gives it (rag.routing.slots).
+TRIP_FIELD = {
     "origin": "origin",
+    "origin_or_place": "origin",
     "destination": "destination",
-    "city": "destination_name",
-    "departure_date": "start_date",
-    "check_in": "start_date",
+    "route_destination": "destination",
+    "place": "destination_name",
+    "place_name": "destination_name",
     "start_date": "start_date",
-    "return_date": "end_date",
-    "check_out": "end_date",
+    "end_date": "end_date",
     "nights": "nights",
     "adults": "adults",
+    "children": "children",
+    "cabin": "cabin",
 }
-# Optional parameters the trip also fills when a tool's required ones came from it.
-_OPTIONAL_OK = {"return_date", "check_out", "nights", "adults"}
 
 
 def complete_params(
     params: dict[str, Any],
-    required: list[str],
-    allowed: set[str],
+    slots: Mapping[str, str],
+    from_trip: Iterable[str],
     trip: TripState,
     *,
     keep_out: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], list[str]]:
-    """``params`` with missing parameters taken from the trip state (never invented), and the names of
-    those taken. ``keep_out``: parameters the trip must not fill (the message named a place or a date
-    that could not be read: the traveller meant something else than the trip's)."""
+    """``params`` with the parameters a tool takes from the conversation (``from_trip``, each reading
+    the trip field of its slot in ``slots``) filled from the trip state when missing (never invented),
+    and the names of those taken. ``keep_out``: parameters the trip must not fill (the message named a
+    place or a date that could not be read: the traveller meant something else than the trip's)."""
     out = dict(params)
     taken: list[str] = []
-    for name, field in FROM_TRIP.items():
-        value = getattr(trip, field)
-        wanted = name in required or name in _OPTIONAL_OK
-        if (
-            name in allowed
-            and name not in keep_out
-            and wanted
-            and out.get(name) in (None, "")
-            and value is not None
-        ):
+    wanted = set(from_trip)
+    for name in (p for p in slots if p in wanted):  # in the declaration's order
+        field = TRIP_FIELD.get(slots[name])
+        value = getattr(trip, field) if field else None
+        if name not in keep_out and out.get(name) in (None, "") and value is not None:
             out[name] = value.isoformat() if isinstance(value, dt.date) else value
             taken.append(name)
-    if "check_out" in out and "nights" in out:
-        out.pop("nights")
-        if "nights" in taken:
-            taken.remove("nights")
+    ends = [p for p, s in slots.items() if s == "end_date" and out.get(p) is not None]
+    for p in [p for p, s in slots.items() if s == "nights" and p in out] if ends else []:
+        out.pop(p)  # an end date and a count of nights: the date wins
+        if p in taken:
+            taken.remove(p)
     return out, taken

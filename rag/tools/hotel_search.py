@@ -1,8 +1,8 @@
-"""The hotel_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The hotel_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import HotelOffer
 from connectors.params import HotelSearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="hotel_search",
@@ -47,6 +47,16 @@ SPEC = ToolSpec(
             "city": "in quale città vuoi alloggiare",
             "check_in": "la data di arrivo",
         },
+    },
+    offered=True,
+    from_trip=frozenset({"city", "check_in", "check_out", "nights", "adults"}),
+    nouns={
+        "en": ("hotel", "hotels", "accommodation", "rooms"),
+        "es": ("hotel", "hoteles", "alojamiento"),
+        "fr": ("hôtel", "hôtels", "hotel"),
+        "de": ("hotel", "hotels", "unterkunft"),
+        "pt": ("hotel", "hotéis"),
+        "it": ("albergo", "alberghi", "hotel"),
     },
     recall=r"\bhotels?\b|\brooms?\b|\bstay\b|accommodation",
     routing={

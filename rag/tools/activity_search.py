@@ -1,8 +1,8 @@
-"""The activity_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The activity_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import Activity
 from connectors.params import ActivitySearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="activity_search",
@@ -42,6 +42,16 @@ SPEC = ToolSpec(
         "it": {
             "city": "in quale città cerchi attività",
         },
+    },
+    offered=True,
+    from_trip=frozenset({"city"}),
+    nouns={
+        "en": ("activities", "tours"),
+        "es": ("actividades",),
+        "fr": ("activités",),
+        "de": ("aktivitäten",),
+        "pt": ("atividades",),
+        "it": ("attività",),
     },
     recall=r"\bactivit|\btours?\b|excursion|\bclass",
     routing={

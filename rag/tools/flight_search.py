@@ -1,8 +1,8 @@
-"""The flight_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The flight_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import FlightOffer
 from connectors.params import FlightSearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="flight_search",
@@ -45,6 +45,19 @@ SPEC = ToolSpec(
             "destination": "dove vuoi volare",
             "departure_date": "la data in cui vuoi partire",
         },
+    },
+    offered=True,
+    about="route",
+    from_trip=frozenset(
+        {"origin", "destination", "departure_date", "return_date", "adults", "children", "cabin"}
+    ),
+    nouns={
+        "en": ("flight", "flights"),
+        "es": ("vuelo", "vuelos"),
+        "fr": ("vol", "vols"),
+        "de": ("flug", "flüge"),
+        "pt": ("voo", "voos"),
+        "it": ("volo", "voli"),
     },
     recall=r"\bflights?\b|\bfares?\b|\bplanes?\b",
     routing={

@@ -19,7 +19,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from rag.chat.trip import TripState
+from rag.dialogue.trip import TripState
 from rag.i18n import message
 from rag.routing.extract import Slots
 from rag.routing.months import ENGLISH_MONTHS, last_day

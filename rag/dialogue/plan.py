@@ -6,11 +6,11 @@ One function of the router's decision and the trip state decides it, for the cha
    trip (destination, dates, travellers), and what was taken is said ("I assumed ... from our
    conversation"). A place the catalogue does not know, or a date that cannot be read, is never
    replaced by the trip's: the traveller meant something else, so they are asked.
-2. Otherwise a follow-up (rag.chat.followup) re-runs the last calls, or the ones still waiting for
+2. Otherwise a follow-up (rag.dialogue.followup) re-runs the last calls, or the ones still waiting for
    details, with what it changes.
 3. A date in the past is asked about, never sent. An intent is never dropped: a tool asked for is
    either called or named in a clarifying question.
-4. The forecast follows the days asked about, the message's or the trip's (rag.chat.forecast): it covers
+4. The forecast follows the days asked about, the message's or the trip's (rag.dialogue.forecast): it covers
    them within its horizon; beyond it no call is made, a note says when the forecast becomes available
    and ``climate`` asks the guides for that month's climate instead.
 """
@@ -23,17 +23,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chat import followup
-from rag.chat.forecast import Climate, asked_span, climate, fit, later_note, params_span
-from rag.chat.trip import FROM_TRIP, ToolRequest, TripState, complete_params, shift_trip, update_trip
-from rag.i18n import join_list, message, tool_label
+from rag.dialogue import followup
+from rag.dialogue.forecast import Climate, asked_span, climate, fit, later_note, params_span
+from rag.dialogue.trip import ToolRequest, TripState, complete_params, shift_trip, update_trip
+from rag.i18n import join_list, message
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
 from rag.routing.months import last_day
 from rag.routing.router import RouteDecision, ask_phrase, place_option
 from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
-
-WEATHER = "weather_forecast"
+from rag.tools.catalog import ToolCatalogue
 
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
@@ -52,11 +51,12 @@ _DATE_LIKE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class ToolSpecs:
-    """What the plan needs to know of the tools: their routes (required parameters, slots) and the
-    parameters each accepts."""
+    """What the plan needs to know of the tools: their routes (required parameters, slots, as the
+    routing configuration may override them) and their declarations (what each takes from the trip,
+    how far ahead its results reach, its words)."""
 
     routes: Mapping[str, ToolRoute]
-    allowed: Mapping[str, frozenset[str]]
+    declared: ToolCatalogue
 
 
 @dataclass
@@ -140,10 +140,10 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
         place_question = ""
     time = _Time(slots, dated, _about_trip(slots, before, unsure), today, lang)
     pending, passed = _settle(requests, specs, unsure, bool(unread), time, out)
-    out.questions += _questions(out.waiting, specs.routes, unsure, place_question, unread, passed, lang)
+    out.questions += _questions(out.waiting, specs, unsure, place_question, unread, passed, lang)
     # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
     out.trip = out.trip.model_copy(update={"pending": pending or None})
-    out.assumed_note = _assumed_note(out.calls, out.trip, lang)
+    out.assumed_note = _assumed_note(out.calls, out.trip, specs.routes, lang)
     return out
 
 
@@ -156,7 +156,8 @@ def _requests(
         own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
         own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
         return own
-    shape = followup.shape(slots.text, slots, unknown) if decision.slots is not None else None
+    nouns = specs.declared.nouns()
+    shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     base = out.trip.pending or out.trip.last_calls or []
     if shape is None or not (shape.named or (shape.changes and base)):
         return []
@@ -168,7 +169,7 @@ def _requests(
     if f.shift:
         out.trip = shift_trip(out.trip, f.shift)
     if not f.requests:
-        out.questions.append(_unclear(lang, [c.name for c in base]))
+        out.questions.append(_unclear(lang, [c.name for c in base], specs.declared))
     return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
 
 
@@ -211,9 +212,9 @@ def _settle(
             for p, s in route.params.items()
             if (unknown and s in PLACE_SLOTS) or ((unread or said_past) and s in DATE_SLOTS)
         )
-        completed, taken = complete_params(
-            params, route.required, set(specs.allowed.get(name, route.params)), out.trip, keep_out=keep_out
-        )
+        spec = specs.declared.get(name)
+        from_trip = {*route.required, *(spec.from_trip if spec else ())}
+        completed, taken = complete_params(params, route.params, from_trip, out.trip, keep_out=keep_out)
         gaps = [p for p in route.required if completed.get(p) in (None, "")]
         dates = [p for p, s in route.params.items() if s in DATE_SLOTS]
         past = [p for p in _date_params(route, completed) if _before(completed[p], today)]
@@ -228,7 +229,7 @@ def _settle(
             if said_past:
                 passed[name] = said_past.isoformat()
             gaps += [p for p in _start_params(route) or dates[:1] if p not in gaps]
-        if not gaps and name == WEATHER:
+        if not gaps and spec is not None and spec.horizon_days is not None:
             timed = _forecast(completed, time, out)
             if timed is None:
                 continue  # beyond the horizon: the note and the guides' climate answer instead
@@ -276,7 +277,6 @@ def _read(span: tuple[int, int], slots: Slots) -> bool:
 
 def _date_params(route: ToolRoute, params: Mapping[str, Any]) -> list[str]:
     dated = {p for p, s in route.params.items() if s in DATE_SLOTS}
-    dated |= {p for p, f in FROM_TRIP.items() if f in ("start_date", "end_date")}
     return [p for p in params if p in dated]
 
 
@@ -295,7 +295,7 @@ def _before(value: Any, today: dt.date) -> bool:
 
 def _questions(
     waiting: Mapping[str, list[str]],
-    routes: Mapping[str, ToolRoute],
+    specs: ToolSpecs,
     unknown: list[str],
     place_question: str,
     unread: list[str],
@@ -303,6 +303,7 @@ def _questions(
     lang: str,
 ) -> list[str]:
     """One question per tool waiting: an unknown place named first, then what is missing."""
+    routes, declared = specs.routes, specs.declared
     questions: list[str] = []
     place_asked = False
     for name, gaps in waiting.items():
@@ -318,26 +319,31 @@ def _questions(
         elif unread and any(route.params.get(p) in DATE_SLOTS for p in asks):
             questions.append(message(lang, "unread_date", date=unread[0]))
         if asks:
-            phrases = [ask_phrase(lang, name, p, route) for p in asks]
+            phrases = [ask_phrase(lang, declared.get(name), p, route) for p in asks]
             questions.append(
-                message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, phrases))
+                message(lang, "clarify_tool", what=declared.label(name, lang), asks=join_list(lang, phrases))
             )
     return questions
 
 
-def _unclear(lang: str, tools: list[str]) -> str:
-    labels = join_list(lang, [tool_label(lang, t) for t in dict.fromkeys(tools)])
+def _unclear(lang: str, tools: list[str], declared: ToolCatalogue) -> str:
+    labels = join_list(lang, [declared.label(t, lang) for t in dict.fromkeys(tools)])
     return message(lang, "followup_unclear", tools=labels)
 
 
-def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str | None:
-    """ "I assumed Lisbon, 2027-05-02 → 2027-05-05 from our conversation." for what the trip filled."""
+def _assumed_note(
+    calls: list[PlannedCall], trip: TripState, routes: Mapping[str, ToolRoute], lang: str
+) -> str | None:
+    """ "I assumed Lisbon, 2027-05-02 → 2027-05-05 from our conversation." for what the trip filled.
+    Each parameter is said by its slot: places by name, a start date with its end, counts with their
+    parameter's name ("2 adults")."""
     names = {trip.destination: trip.destination_name, trip.origin: trip.origin_name}
     items: list[str] = []
     for call in calls:
+        slots = routes[call.name].params if call.name in routes else {}
         assumed = set(call.assumed)
-        starts = [p for p in ("departure_date", "check_in", "start_date") if p in assumed]
-        ends = [p for p in ("return_date", "check_out") if p in assumed]
+        starts = [p for p in call.assumed if slots.get(p) == "start_date"]
+        ends = [p for p in slots if slots[p] == "end_date" and p in assumed]
         for p in call.assumed:
             value = call.params.get(p)
             if value is None or p in ends:
@@ -345,7 +351,7 @@ def _assumed_note(calls: list[PlannedCall], trip: TripState, lang: str) -> str |
             if p in starts:
                 end = next((call.params[e] for e in ends), None)
                 item = f"{value} → {end}" if end else str(value)
-            elif p in ("origin", "destination", "city", "keyword"):
+            elif slots.get(p) in PLACE_SLOTS:
                 item = str(names.get(value) or value)
             elif isinstance(value, bool):
                 item = p.replace("_", " ")

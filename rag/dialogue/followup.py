@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chat.trip import ToolRequest
+from rag.dialogue.trip import ToolRequest
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
 from rag.routing.slots import PLACE_SLOTS, build_params
@@ -47,20 +47,6 @@ _NUMBER_WORDS = {
     "dos": 2, "deux": 2, "zwei": 2, "dois": 2, "duas": 2, "due": 2,
     "tres": 3, "trois": 3, "drei": 3, "três": 3, "tre": 3,
 }  # fmt: skip
-# Tools a short follow-up can name without the router firing them ("and the weather there?").
-TOOL_NOUNS: Mapping[str, str] = {
-    **dict.fromkeys(
-        "weather forecast tiempo clima météo meteo wetter wettervorhersage previsão previsione".split(),
-        "weather_forecast",
-    ),
-    **dict.fromkeys(
-        "hotel hotels hôtel hôtels hoteles hotéis albergo alberghi unterkunft accommodation rooms".split(),
-        "hotel_search",
-    ),
-    **dict.fromkeys("flight flights vuelo vuelos vol vols flug flüge voo voos volo voli".split(), "flight_search"),
-    **dict.fromkeys("activities tours actividades activités aktivitäten atividades attività".split(), "activity_search"),
-}  # fmt: skip
-
 _N = r"(\d+|a|an|one|two|three|un|una|une|um|uma|ein|eine|einen|dos|deux|zwei|dois|duas|due|tres|trois|drei|três|tre)"
 _LATER = r"(later|after|afterwards|m[aá]s\s+tarde|despu[eé]s|plus\s+tard|apr[eè]s|sp[aä]ter|danach|mais\s+tarde|depois|dopo|pi[uù]\s+tardi)"
 _EARLIER = (
@@ -116,8 +102,12 @@ def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
     return None
 
 
-def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape | None:
-    """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes."""
+def shape(
+    text: str, slots: Slots, nouns: Mapping[str, str], unknown_places: Sequence[str] = ()
+) -> Shape | None:
+    """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes.
+    ``nouns``: the words that name a tool in a short follow-up ("weather" -> its tool), the
+    declarations' ``nouns`` in every language."""
     spans = [(p.start, p.end) for p in slots.places] + [(d.start, d.end) for d in slots.dates]
     shifted = date_shift(text)
     if shifted is not None:
@@ -134,7 +124,7 @@ def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape 
         word = m.group(0).replace("’", "'")
         if word in _FILLER or word.isdigit() or word in _NUMBER_WORDS:
             continue
-        tool = TOOL_NOUNS.get(word)
+        tool = nouns.get(word)
         if tool is None:
             return None
         if tool not in named:
