@@ -27,6 +27,19 @@ CITIES_PATH = Path(__file__).resolve().parent.parent / "seed_data" / "sandbox" /
 
 __all__ = ["City", "LocationCatalogue", "Place", "fold", "haversine_km"]
 
+# Short names travellers write for big cities, beside those the destination catalogue lists.
+ABBREVIATIONS = {
+    "ny": "new york",
+    "nyc": "new york",
+    "sd": "san diego",
+    "sf": "san francisco",
+    "dc": "washington",
+    "philly": "philadelphia",
+    "cdmx": "mexico city",
+    "kl": "kuala lumpur",
+    "hk": "hong kong",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class City:
@@ -123,6 +136,7 @@ class LocationCatalogue:
     def lookup(self, folded: str, country: str | None = None) -> list[Place]:
         """The places an exact folded name can mean, best first: in ``country`` when one is, then the
         catalogue's destination city, then the biggest city (its own name counting double)."""
+        folded = ABBREVIATIONS.get(folded, folded)
         out: list[Place] = []
         seen: set[tuple[str, str, int, int]] = set()
 
@@ -168,7 +182,14 @@ class LocationCatalogue:
     def ambiguous(self, folded: str, country: str | None = None) -> list[Place]:
         """Two or more comparably big places a name can mean, when nothing settles which (no destination
         city of ours, no conversation country, neither more than twice the other's size); else []."""
+        folded = ABBREVIATIONS.get(folded, folded)
         found = self.lookup(folded, country)
+        # A place whose own name it is outranks places that merely list it among other names ("San
+        # Diego" is San Diego, not a Madrid that some gazetteer entry also calls so).
+        own = [p for p in found if fold(p.city_name) == folded]
+        if len(own) == 1:
+            return []
+        found = own or found
         if len(found) < 2 or found[0].known or (country and found[0].country_code == country.upper()):
             return []
         first, second = found[0], found[1]

@@ -64,6 +64,18 @@ _SHIFTS: list[tuple[re.Pattern[str], int | None]] = [
     (re.compile(r"\bil\s+giorno\s+(?:prima|precedente)\b|\bam\s+(?:vortag|tag\s+davor)\b"), -1),
 ]  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+")
+# A question of its own, not "what about ...?" or "how about ...?".
+_QUESTION = re.compile(
+    r"^\W*(?:(?:what|how)(?!\s+about\b)|is|are|was|were|do|does|did|can|could|should|would|will|why|when|where"
+    r"|which|who|qu[eé]|c[oó]mo|d[oó]nde|cu[aá]ndo|es|est-ce|quel(?:le)?s?|comment|o[uù]|pourquoi|was|wie|wo"
+    r"|wann|ist|sind|o que|como|onde|quando|cosa|come|dove|quando|perch[eé])\b"
+)
+# Asking for other results of the same search.
+_ALTERNATIVES = re.compile(
+    r"\b(?:another|something else|anything else|other (?:options?|ones?|flights?|hotels?|choices?|results?)"
+    r"|something different|different (?:one|flight|hotel|option)|more options|otra|otro|algo m[aá]s|autre"
+    r"|quelque chose d'autre|andere[sn]?|noch etwas|outra|outro|algo mais|altr[oaie]|qualcos'altro)\b"
+)
 
 
 @dataclass
@@ -106,8 +118,12 @@ def shape(
     text: str, slots: Slots, nouns: Mapping[str, str], unknown_places: Sequence[str] = ()
 ) -> Shape | None:
     """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes.
-    ``nouns``: the words that name a tool in a short follow-up ("weather" -> its tool), the
-    declarations' ``nouns`` in every language."""
+
+    It says more when it asks a question of its own ("Is Porto nice in spring?"), or holds other words
+    and changes nothing. A request that changes the search ("Find me something to New York", "I'd
+    rather leave on the 8th") or asks for alternatives ("anything else?", "another one in economy")
+    is one, whatever its other words. ``nouns``: the words that name a tool in a short follow-up
+    ("weather" -> its tool), the declarations' ``nouns`` in every language."""
     spans = [(p.start, p.end) for p in slots.places] + [(d.start, d.end) for d in slots.dates]
     shifted = date_shift(text)
     if shifted is not None:
@@ -118,6 +134,7 @@ def shape(
         if at >= 0:
             spans.append((at, at + len(name)))
     named: list[str] = []
+    other = False
     for m in _WORD.finditer(lowered):
         if any(s <= m.start() < e for s, e in spans):
             continue
@@ -126,10 +143,11 @@ def shape(
             continue
         tool = nouns.get(word)
         if tool is None:
-            return None
-        if tool not in named:
+            other = True
+        elif tool not in named:
             named.append(tool)
-    changes = bool(
+    alternatives = bool(_ALTERNATIVES.search(lowered))
+    changes = alternatives or bool(
         slots.places
         or slots.dates
         or shifted
@@ -139,7 +157,10 @@ def shape(
             for n in ("adults", "children", "infants", "nights", "cabin", "max_price")
         )
         or slots.nonstop
+        or slots.rooms is not None
     )
+    if other and not alternatives and (_QUESTION.match(lowered) or not changes):
+        return None
     return Shape(named, shifted[0] if shifted else None, changes)
 
 
@@ -155,7 +176,7 @@ def adapt(
     if pending:
         fresh = _answering(fresh, base.params, route)
     params = dict(base.params)
-    starts = [p for p, s in route.params.items() if s == "start_date"]
+    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
     ends = [p for p, s in route.params.items() if s == "end_date"]
     if any(p in fresh for p in starts):
         old_start = _date(next((params.get(p) for p in starts if p in params), None))

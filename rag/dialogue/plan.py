@@ -17,6 +17,7 @@ One function of the router's decision and the trip state decides it, for the cha
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Mapping
@@ -24,14 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.dialogue import followup
-from rag.dialogue.forecast import Climate, asked_span, climate, fit, later_note, params_span
+from rag.dialogue.forecast import Climate, asked_span, climate, fit, full_date, later_note, params_span
 from rag.dialogue.trip import ToolRequest, TripState, complete_params, shift_trip, update_trip
 from rag.i18n import join_list, message
 from rag.routing.config import ToolRoute
+from rag.routing.dates import DateMention
 from rag.routing.extract import Slots
 from rag.routing.months import last_day
 from rag.routing.router import RouteDecision, ask_phrase, place_option
-from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
+from rag.routing.slots import DATE_SLOTS, FREE_PLACE_SLOTS, PLACE_SLOTS
 from rag.tools.catalog import ToolCatalogue
 
 _MONTH = (
@@ -106,14 +108,36 @@ class Plan:
 
 
 Request = tuple[str, dict[str, Any], list[str], float, str]  # name, params, assumed, confidence, via
+# Messages a waiting request stays for without being answered or asked again.
+PENDING_TURNS = 4
 
 
 def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.date, lang: str) -> Plan:
     """The calls to make and the questions to ask for one message, given its conversation's trip."""
     slots = decision.slots or Slots()
+    proposed, trip = (
+        trip.proposed_date,
+        trip.model_copy(update={"turn": trip.turn + 1, "proposed_date": None}),
+    )
+    reply = _reply(slots.text)
+    if reply == "yes" and proposed is not None and not slots.dates:
+        # "Do you mean 5 December?" "Yes": the day proposed, as if the traveller had said it.
+        slots = dataclasses.replace(slots, dates=[DateMention(0, 0, proposed)])
+        decision = dataclasses.replace(decision, slots=slots)
     before = trip
     if decision.slots is not None:
-        trip = update_trip(trip, decision.slots)
+        trip = update_trip(trip, slots, lone_place=_asked_place(trip, specs))
+    # A day of this month that has passed, said alone (with "December 3" beside it, "the 10th" is plain).
+    rolled = next((d for d in slots.dates if d.rolled), None) if len(slots.dates) == 1 else None
+    if rolled is not None:
+        # "the 5th" on the 21st: this month's has passed; next month's is asked about, not assumed.
+        trip = trip.model_copy(
+            update={
+                "start_date": before.start_date,
+                "end_date": before.end_date,
+                "proposed_date": rolled.first,
+            }
+        )
     if slots.start_date is not None and slots.start_date < today:
         # Days that have passed are refused, and do not replace the trip's.
         trip = trip.model_copy(
@@ -127,7 +151,7 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     out = Plan(trip=trip)
     unknown = list(decision.unknown_places)
     unread = [m.group(0) for m in _DATE_LIKE.finditer(slots.text) if not _read(m.span(), slots)]
-    requests = _requests(decision, slots, unknown, specs, lang, out)
+    requests, answered = _requests(decision, slots, unknown, specs, lang, out)
     # "Springfield": several comparable places; which one is the traveller's to say, as for an unknown one.
     ambiguous = list(slots.ambiguous_places)
     unsure = unknown or ambiguous
@@ -139,38 +163,148 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     else:
         place_question = ""
     time = _Time(slots, dated, _about_trip(slots, before, unsure), today, lang)
-    pending, passed = _settle(requests, specs, unsure, bool(unread), time, out)
-    out.questions += _questions(out.waiting, specs, unsure, place_question, unread, passed, lang)
-    # What waits for details is what a next "Rome" or "May 5" completes; any other message moves on.
-    out.trip = out.trip.model_copy(update={"pending": pending or None})
+    same = slots.origin is not None and slots.destination is None and _same_place(slots)
+    if rolled is not None:  # not sent until the traveller says which day they mean
+        day = rolled.first.isoformat()
+        requests = [(n, {p: v for p, v in ps.items() if v != day}, a, c, v) for n, ps, a, c, v in requests]
+    pending, passed = _settle(requests, specs, unsure, bool(unread) or rolled is not None, time, out)
+    if same and slots.origin is not None:
+        out.questions.append(message(lang, "same_place", place=slots.origin.place.city_name))
+    if rolled is not None and out.waiting:
+        day = _ordinal(rolled.first.day, lang)
+        out.questions.append(message(lang, "rolled_date", day=day, date=full_date(rolled.first, lang)))
+    out.questions += _questions(
+        out.waiting, specs, unsure, place_question, unread, passed, lang, proposed=rolled is not None
+    )
+    if reply and not requests and not out.questions and not before.pending and proposed is None:
+        out.questions.append(message(lang, "nothing_pending"))  # "yes" to nothing asked
+    # What waits for details is what a next "Rome" or "May 5" completes. An intent stays until it is
+    # done (called), asked again, replaced by a new one for its tool, or left unanswered for a while.
+    settled = {r[0] for r in requests}
+    kept = [
+        p
+        for p in before.pending or []
+        if p.name not in settled and p.name not in answered and trip.turn - p.turn < PENDING_TURNS
+    ]
+    pending = [p.model_copy(update={"turn": trip.turn}) for p in pending]
+    out.trip = out.trip.model_copy(update={"pending": [*kept, *pending] or None})
     out.assumed_note = _assumed_note(out.calls, out.trip, specs.routes, lang)
     return out
 
 
 def _requests(
     decision: RouteDecision, slots: Slots, unknown: list[str], specs: ToolSpecs, lang: str, out: Plan
-) -> list[Request]:
-    """The tools this message asks for: its own, else those a follow-up stands for (then ``out`` is
-    marked a follow-up, its trip shifted, or a question asked when the follow-up does not apply)."""
-    if decision.tools or decision.missing:
-        own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
-        own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
-        return own
+) -> tuple[list[Request], set[str]]:
+    """The tools this message asks for, and the waiting ones it answered.
+
+    A message that gives what a waiting tool lacks ("I'd leave from Vancouver on the 3rd", "Seattle",
+    "two rooms") answers it, whatever else it says; a tool the router picked from its words alone (not
+    a command or a keyword) is then the answer misread, and is left out. Otherwise the message's own
+    tools, else those a follow-up stands for (then ``out`` is marked a follow-up, its trip shifted, or
+    a question asked when the follow-up does not apply)."""
+    own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
+    own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
+    waiting = {p.name: p for p in out.trip.pending or []}
+    # Tools the message names outright (a command, or its own words) take the message's values; a tool
+    # the router only scored may be an answer misread ("Yes, London will be fine" is no forecast).
+    named = [r for r in own if decision.vias.get(r[0]) == "command" or r[0] in decision.keywords]
+    answers: list[Request] = []
+    if decision.slots is not None and not named:
+        for p in waiting.values():
+            route = specs.routes.get(p.name)
+            if route is None:
+                continue
+            adapted = followup.adapt(p, route, slots, None, pending=True)
+            if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
+                answers.append((p.name, adapted[0], [], 1.0, "answer"))
+    if answers:
+        return answers, {a[0] for a in answers}
+    if own:
+        # The same tool asked for again keeps what its waiting request already has.
+        return [
+            (n, {**waiting[n].params, **params}, a, c, v) if n in waiting else (n, params, a, c, v)
+            for n, params, a, c, v in own
+        ], set()
     nouns = specs.declared.nouns()
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     base = out.trip.pending or out.trip.last_calls or []
     if shape is None or not (shape.named or (shape.changes and base)):
-        return []
+        return [], set()
     out.followup = True
-    if unknown and not shape.named:
+    free = all(
+        any(s in FREE_PLACE_SLOTS for s in specs.routes[c.name].params.values())
+        for c in base
+        if c.name in specs.routes
+    )
+    if unknown and not shape.named and not (base and free):
+        # A place nobody knows, for a tool that needs a known one: which place is the traveller's to say.
         out.questions.append(message(lang, "unknown_place", name=unknown[0]))
-        return []
+        return [], set()
     f = followup.interpret(shape, slots, base, specs.routes, pending=bool(out.trip.pending))
     if f.shift:
         out.trip = shift_trip(out.trip, f.shift)
     if not f.requests:
         out.questions.append(_unclear(lang, [c.name for c in base], specs.declared))
-    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
+    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests], set()
+
+
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|correct|right|exactly|that'?s (?:right|correct|it)|s[ií]|claro"
+    r"|oui|d'accord|ja|genau|richtig|sim|certo|esatto|va bene)\b[\W]*(?:please|thanks|thank you|gracias|merci"
+    r"|danke|obrigad[oa]|grazie)?\W*$",
+    re.IGNORECASE,
+)
+_NO = re.compile(
+    r"^\W*(?:no|nope|non|nein|não|nao)\b[\W]*(?:thanks|thank you|gracias|merci|danke|grazie)?\W*$", re.I
+)
+
+
+def _ordinal(day: int, lang: str) -> str:
+    """ "5th" in English; the number itself in our other languages, whose phrase carries the rest."""
+    if lang != "en":
+        return str(day)
+    suffix = "th" if 11 <= day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def _reply(text: str) -> str | None:
+    """ "yes" or "no" when the message is only that ("Yes.", "Sure, thanks", "Non"), else None."""
+    if _YES.match(text):
+        return "yes"
+    return "no" if _NO.match(text) else None
+
+
+def _same_place(slots: Slots) -> bool:
+    """ "from Paris to Paris": the places named twice, once as the origin, are one city."""
+    assert slots.origin is not None
+    return any(
+        p is not slots.origin and p.place.city_code == slots.origin.place.city_code for p in slots.places
+    ) or bool(re.search(rf"\bto\s+{re.escape(slots.origin.text)}\b", slots.text, re.I))
+
+
+def _unknown_in(params: dict[str, Any], before: dict[str, Any], route: ToolRoute, unknown: list[str]) -> bool:
+    """Whether an answer fills a place parameter that needs a known place while the message names a
+    place nobody knows (then the traveller is asked which place, not answered with a guess)."""
+    return bool(unknown) and any(
+        route.params.get(p) in PLACE_SLOTS - FREE_PLACE_SLOTS and params.get(p) != before.get(p)
+        for p in params
+    )
+
+
+def _asked_place(trip: TripState, specs: ToolSpecs) -> str | None:
+    """Where a place named alone goes when a waiting tool asked for one: "origin" when only an origin
+    is missing ("Where are you leaving from?" "Vancouver."), else None (the destination, as usual)."""
+    missing: set[str] = set()
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        if route is None:
+            continue
+        missing |= {
+            route.params[q]
+            for q in route.required
+            if p.params.get(q) in (None, "") and route.params.get(q) in PLACE_SLOTS
+        }
+    return "origin" if missing and missing <= {"origin", "origin_or_place"} else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,19 +337,28 @@ def _settle(
     slots, today = time.slots, time.today
     # "la semana pasada" alone: a day that has passed, which no tool receives (the extractor kept it apart).
     said_past = slots.past_dates[0].first if slots.past_dates and not slots.dates else None
+    kind = out.trip.trip_kind
+    flags = {f for f, on in (("round_trip", kind == "round_trip"), ("one_way", kind == "one_way")) if on}
     for name, params, assumed, confidence, via in requests:
         route = specs.routes.get(name)
         if route is None or name in out.waiting or any(c.name == name for c in out.calls):
             continue
+        # "a round trip": its return date is needed too; "one way": a return date is left out.
+        required = [*route.required]
+        required += [p for f in flags for p in route.required_if.get(f, []) if p not in required]
+        excluded = {p for f in flags for p in route.excluded_if.get(f, [])}
         keep_out = frozenset(
             p
             for p, s in route.params.items()
-            if (unknown and s in PLACE_SLOTS) or ((unread or said_past) and s in DATE_SLOTS)
+            if (unknown and s in PLACE_SLOTS - FREE_PLACE_SLOTS)
+            or ((unread or said_past) and s in DATE_SLOTS)
+            or p in excluded
         )
+        params = {p: v for p, v in params.items() if p not in excluded}
         spec = specs.declared.get(name)
-        from_trip = {*route.required, *(spec.from_trip if spec else ())}
+        from_trip = {*required, *(spec.from_trip if spec else ())}
         completed, taken = complete_params(params, route.params, from_trip, out.trip, keep_out=keep_out)
-        gaps = [p for p in route.required if completed.get(p) in (None, "")]
+        gaps = [p for p in required if completed.get(p) in (None, "")]
         dates = [p for p, s in route.params.items() if s in DATE_SLOTS]
         past = [p for p in _date_params(route, completed) if _before(completed[p], today)]
         if past:
@@ -244,9 +387,30 @@ def _settle(
         if gaps:
             out.waiting[name] = gaps
             pending.append(ToolRequest(name=name, params=completed))
+        elif _repeats(name, params, completed, via, out.trip):
+            continue  # "What's the address of that hotel?": a question about the results shown, not a search
         else:
             out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
     return pending, passed
+
+
+def _repeats(name: str, said: dict[str, Any], completed: dict[str, Any], via: str, trip: TripState) -> bool:
+    """Whether a tool the router picked from the message's words would only repeat the last call: the
+    message names nothing new for it and the conversation completes it to the very same parameters."""
+    if via not in ("semantic", "keyword", "llm", "conversation"):
+        return False
+    last = next((c.params for c in trip.last_calls or [] if c.name == name), None)
+    if last is None or set(last) != set(completed):
+        return False
+    # A place may be written as its code once and its name the next time: the trip knows both.
+    same = [{trip.destination, trip.destination_name}, {trip.origin, trip.origin_name}]
+
+    def equal(a: Any, b: Any) -> bool:
+        return a == b or any(a in s and b in s for s in same if None not in s)
+
+    return all(equal(last[p], completed[p]) for p in last) and all(
+        equal(last.get(p), v) for p, v in said.items()
+    )
 
 
 def _from_trip(params: dict[str, Any], time: _Time) -> bool:
@@ -301,8 +465,10 @@ def _questions(
     unread: list[str],
     passed: Mapping[str, str],
     lang: str,
+    proposed: bool = False,
 ) -> list[str]:
-    """One question per tool waiting: an unknown place named first, then what is missing."""
+    """One question per tool waiting: an unknown place named first, then what is missing (a day the
+    assistant ``proposed`` asks about the dates already)."""
     routes, declared = specs.routes, specs.declared
     questions: list[str] = []
     place_asked = False
@@ -314,6 +480,8 @@ def _questions(
                 questions.append(place_question)
                 place_asked = True
             asks = [p for p in asks if route.params.get(p) not in PLACE_SLOTS]
+        if proposed:
+            asks = [p for p in asks if route.params.get(p) not in DATE_SLOTS]
         if name in passed:
             questions.append(message(lang, "past_date", date=passed[name]))
         elif unread and any(route.params.get(p) in DATE_SLOTS for p in asks):
@@ -342,7 +510,7 @@ def _assumed_note(
     for call in calls:
         slots = routes[call.name].params if call.name in routes else {}
         assumed = set(call.assumed)
-        starts = [p for p in call.assumed if slots.get(p) == "start_date"]
+        starts = [p for p in call.assumed if slots.get(p) in ("start_date", "start_or_month")]
         ends = [p for p in slots if slots[p] == "end_date" and p in assumed]
         for p in call.assumed:
             value = call.params.get(p)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -12,10 +12,12 @@ from rag.routing.extract import Slots
 
 
 class ToolRequest(BaseModel):
-    """A tool and its parameters as the chat asked for them (before validation): what a follow-up adapts."""
+    """A tool and its parameters as the chat asked for them (before validation): what a follow-up adapts.
+    ``turn``: the message that asked for it, or asked for what it still lacks."""
 
     name: str
     params: dict[str, Any]
+    turn: int = 0
 
 
 class TripState(BaseModel):
@@ -30,6 +32,9 @@ class TripState(BaseModel):
     nights: int | None = None
     adults: int | None = None
     children: int | None = None
+    rooms: int | None = None
+    # "one way" or "round trip", once said: whether a flight needs a return date, or must have none.
+    trip_kind: Literal["one_way", "round_trip"] | None = None
     cabin: str | None = None
     max_price: int | None = None
     currency: str | None = None
@@ -38,28 +43,46 @@ class TripState(BaseModel):
     # None rather than empty, so a new conversation's trip stays {}.
     last_calls: list[ToolRequest] | None = None
     pending: list[ToolRequest] | None = None
+    # The conversation's messages so far (a waiting request left unanswered for a while is dropped).
+    turn: int = 0
+    # A day the assistant proposed and asked about ("do you mean 5 December?"), which a "yes" accepts.
+    proposed_date: dt.date | None = None
 
 
-def update_trip(state: TripState, slots: Slots) -> TripState:
-    """What this message says replaces what earlier ones said; what it does not say is kept."""
+def update_trip(state: TripState, slots: Slots, lone_place: str | None = None) -> TripState:
+    """What this message says replaces what earlier ones said; what it does not say is kept.
+
+    ``lone_place``: where a place named alone goes ("origin" when the assistant asked where the
+    traveller leaves from); else it is the destination."""
     changes: dict[str, Any] = {}
-    if slots.origin:
-        changes.update(origin=slots.origin.place.code, origin_name=slots.origin.place.city_name)
-    place = slots.destination or (slots.places[0] if len(slots.places) == 1 and not slots.origin else None)
+    origin, place = slots.origin, slots.destination
+    if slots.compared:
+        origin = place = None  # "Rome or Paris?": neither is where the trip starts or goes, yet
+    if lone_place == "origin" and len(slots.places) == 1 and slots.places[0].role is None:
+        origin, place = slots.places[0], None  # no word said where it stands: it answers the question
+    if origin:
+        changes.update(origin=origin.place.code, origin_name=origin.place.city_name)
     if place:
         changes.update(destination=place.place.code, destination_name=place.place.city_name)
     if slots.start_date:
-        changes.update(start_date=slots.start_date, end_date=slots.end_date, month=None)
-        if slots.end_date is None and slots.nights is None:
-            changes["nights"] = None
+        end = slots.end_date
+        nights = slots.nights if slots.nights is not None else state.nights
+        if end is None and nights and slots.nights is None and state.end_date is not None:
+            end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the stay's length
+        changes.update(start_date=slots.start_date, end_date=end, month=None)
+    elif slots.end_date:
+        changes["end_date"] = slots.end_date  # "returning the 10th": the first day stays
     elif slots.month:
         changes.update(month=slots.month, start_date=None, end_date=None)
-    for name in ("nights", "adults", "children", "cabin", "max_price", "currency"):
+    for name in ("nights", "adults", "children", "rooms", "cabin", "max_price", "currency"):
         value = getattr(slots, name)
         if value is not None:
             changes[name] = value
-    if changes.get("end_date") and changes.get("start_date") and "nights" not in changes:
-        changes["nights"] = (changes["end_date"] - changes["start_date"]).days
+    if slots.round_trip or slots.one_way:
+        changes["trip_kind"] = "round_trip" if slots.round_trip else "one_way"
+    start, end = changes.get("start_date", state.start_date), changes.get("end_date")
+    if end and start and end > start and slots.nights is None:
+        changes["nights"] = (end - start).days
     return state.model_copy(update=changes)
 
 
@@ -82,10 +105,12 @@ TRIP_FIELD = {
     "place": "destination_name",
     "place_name": "destination_name",
     "start_date": "start_date",
+    "start_or_month": "start_date",
     "end_date": "end_date",
     "nights": "nights",
     "adults": "adults",
     "children": "children",
+    "rooms": "rooms",
     "cabin": "cabin",
 }
 

@@ -25,6 +25,10 @@ _DEST_MARK = re.compile(
     r"\ba|\bà|\bau|\ben|\bhacia|\bpara|\bnach|\bem|\bno|\bna|\bper|\bvers|\bpour|\bdans)\s*$"
 )
 _PAIR_GLUE = re.compile(r"^\s*(?:-|–|->|→|to|/|>|2|a|à|nach|para|per|pra|hasta|bis)\s*$")
+# Places set side by side ("Rome or Paris?", "Lisbon vs Porto"): compared, neither is where a trip starts.
+_COMPARE_GLUE = re.compile(
+    r"^\s*,?\s*(?:or|vs\.?|versus|compared (?:to|with)|rather than|instead of|o|ou|oder|oppure|ovvero|y|and|et|und|e)\s*$"
+)
 
 # Words in English, Spanish, French, German, Portuguese and Italian; numbers are read by dates.number.
 _CABIN = [
@@ -54,7 +58,8 @@ _NUM = (
     r"|une|deux|trois|quatre|cinq|sept|huit|neuf|dix"
     r"|eine[nm]?|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
     r"|uma|um|dois|duas|três|quatro|sete|oito|nove|dez"
-    r"|due|tre|quattro|cinque|sei|sette|otto|dieci)"
+    r"|due|tre|quattro|cinque|sei|sette|otto|dieci"
+    r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
 )
 _ADULTS = re.compile(
     rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us"
@@ -62,8 +67,31 @@ _ADULTS = re.compile(
     r"|viajeros|pasajeros|voyageurs|passagers|reisende|passagiere|viajantes|passageiros|viaggiatori|passeggeri"
     r"|hu[eé]spedes|g[äa]ste|h[oó]spedes|ospiti)\b"
 )
+# Seats and tickets count travellers ("three Economy class tickets", "four seats").
+_SEATS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:economy|business|first|premium|class|plane|flight|airline|one[- ]way|round[- ]trip"
+    r"|return|cheap|more|adult)\s+){0,3}(?:tickets?|seats?|plazas?|billets?|pl(?:a|ä)tze|lugares|biglietti|posti)\b"
+)
+_ROOMS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:hotel|double|single|twin|separate|more|king|queen)\s+)?(?:rooms?|habitaci(?:ó|o)n(?:es)?"
+    r"|chambres?|zimmer|quartos?|camer(?:a|e))\b"
+)
+_ROUND_TRIP = re.compile(
+    r"\bround[- ]?trip|\breturn (?:flight|ticket|trip)s?\b|\bida y vuelta\b|\baller[- ]retour\b"
+    r"|\bhin und (?:zur(?:ü|u)ck|r(?:ü|u)ckflug)\b|\bida e volta\b|\bandata e ritorno\b"
+)
+_ONE_WAY = re.compile(
+    r"\bone[- ]way\b|\bsolo ida\b|\bsólo ida\b|\baller simple\b|\bnur hinflug\b|\bsó ida\b|\bsolo andata\b"
+)
+# Words before a date that make it the end of a trip or a stay, in our six languages.
+_END_MARK = re.compile(
+    r"(?:\breturn(?:ing)?|\bcom(?:e|ing) back|\bback(?: home)?|\buntil|\btill|\bthrough|\bcheck(?:ing)?[- ]?out"
+    r"|\bfly(?:ing)? back|\bhead(?:ing)? back|\bvolver|\bvuelta|\bregres(?:o|ar|ando)|\bhasta|\bretour|\brevenir"
+    r"|\brentrer|\bjusqu'(?:au|à|a)|\bzur(?:ü|u)ck|\br(?:ü|u)ckflug|\bbis(?: zum)?|\bvolta(?:r)?|\bregresso|\bat(?:é|e)"
+    r"|\britorno|\btornare|\bfino al?)\b[^.!?\d]{0,24}$"
+)
 _CHILDREN = re.compile(
-    rf"\b{_NUM}\s*(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
+    rf"\b(a|an|{_NUM[1:-1]})\s*(?:little\s+|young\s+|small\s+)?(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
     r"|crianças|criancas|filhos|bambini|figli|ragazzi)\b"
 )
 _INFANT = re.compile(
@@ -83,7 +111,7 @@ _NIGHTS = re.compile(
 )
 # Only days in the other languages: the caller reads a unit that starts with "week" as weeks.
 _DAYS_STAY = re.compile(
-    rf"\b(?:for|por|para|pour|für|per|durante|pendant)\s+(?:a\s+)?{_NUM}?\s*"
+    rf"\b(?:for|por|para|pour|für|per|durante|pendant|stay(?:ing)?|stay(?:ing)? (?:there )?for)\s+(?:a\s+total\s+of\s+|a\s+)?{_NUM}?\s*"
     r"(weeks?|days?|d[ií]as|jours|tage[n]?|giorni)\b"
 )
 _FORECAST_DAYS = re.compile(
@@ -156,19 +184,31 @@ class Slots:
     max_price: int | None = None
     currency: str | None = None
     forecast_days: int | None = None
+    rooms: int | None = None
+    compared: bool = False  # places set side by side ("Rome or Paris?"): neither an origin nor the trip's
+    round_trip: bool = False  # "a round trip", "return flight": a return date is needed
+    one_way: bool = False  # "one way": no return date
+    # Dates said as the end of a trip or a stay ("returning the 10th", "check out on the 12th"), by
+    # their index in ``dates``.
+    end_marked: frozenset[int] = frozenset()
 
     @property
     def start_date(self) -> dt.date | None:
-        return self.dates[0].first if self.dates else None
+        starts = self._starts()
+        return starts[0].first if starts else None
 
     @property
     def end_date(self) -> dt.date | None:
-        if not self.dates:
-            return None
-        first = self.dates[0]
-        if first.last is not None:
-            return first.last
-        return self.dates[1].first if len(self.dates) > 1 and self.dates[1].first > first.first else None
+        starts = self._starts()
+        if starts and starts[0].last is not None:
+            return starts[0].last
+        ends = [d for i, d in enumerate(self.dates) if i in self.end_marked]
+        if ends:
+            return ends[0].first if not starts or ends[0].first > starts[0].first else None
+        return starts[1].first if len(starts) > 1 and starts[1].first > starts[0].first else None
+
+    def _starts(self) -> list[DateMention]:
+        return [d for i, d in enumerate(self.dates) if i not in self.end_marked]
 
     @property
     def place(self) -> PlaceMention | None:
@@ -207,7 +247,15 @@ def extract(
     )
     slots.ambiguous_places = mentions.ambiguous
     _assign_roles(text, slots)
+    slots.end_marked = frozenset(
+        i for i, d in enumerate(slots.dates) if _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+    )
     _travellers(lowered, slots)
+    rooms = _ROOMS.search(lowered)
+    if rooms:
+        slots.rooms = number(rooms.group(1))
+    slots.round_trip = bool(_ROUND_TRIP.search(lowered))
+    slots.one_way = not slots.round_trip and bool(_ONE_WAY.search(lowered))
     nights = _NIGHTS.search(lowered)
     if nights:
         slots.nights = number(nights.group(1))
@@ -248,6 +296,17 @@ def _assign_roles(text: str, slots: Slots) -> None:
             roles.append("destination")
         else:
             roles.append(None)
+    if (
+        len(slots.places) >= 2
+        and all(r is None for r in roles)
+        and all(
+            _COMPARE_GLUE.match(lowered[a.end : b.start])
+            for a, b in zip(slots.places, slots.places[1:], strict=False)
+        )
+    ):
+        slots.compared = True  # "Rome or Paris in spring?": no role for either
+        slots.places = [PlaceMention(p.place, p.text, p.start, p.end, None) for p in slots.places]
+        return
     # "LON-PAR", "London to Paris", "lon par": the first of a pair is the origin.
     for i in range(len(slots.places) - 1):
         a, b = slots.places[i], slots.places[i + 1]
@@ -277,14 +336,15 @@ def _assign_roles(text: str, slots: Slots) -> None:
 
 
 def _travellers(lowered: str, slots: Slots) -> None:
-    adults = _ADULTS.search(lowered)
+    adults = _ADULTS.search(lowered) or _SEATS.search(lowered)
     if adults:
         slots.adults = number(adults.group(1))
     elif _COUPLE.search(lowered):
         slots.adults = 2
     children = _CHILDREN.search(lowered)
     if children:
-        slots.children = number(children.group(1))
+        said = children.group(1)
+        slots.children = 1 if said in ("a", "an") else number(said)
     infant = _INFANT.search(lowered)
     if infant:
         slots.infants = number(infant.group(1)) if infant.group(1) else 1

@@ -66,6 +66,10 @@ class RouteDecision:
     partial: dict[str, dict[str, Any]] = field(default_factory=dict)
     unknown_places: list[str] = field(default_factory=list)  # place-like names nothing matched
     lang: str = "en"  # the message's language, for the questions asked back
+    # How each tool in ``tools`` and ``missing`` was chosen (command, keyword, semantic, llm), and the
+    # tools whose own words the message holds: a tool named outright, not only scored.
+    vias: dict[str, str] = field(default_factory=dict)
+    keywords: set[str] = field(default_factory=set)
 
     @property
     def intended(self) -> set[str]:
@@ -139,6 +143,12 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
         if name in a.tool_negative or any(slot_value(a.slots, s) is not None for s in route.absent):
             continue
         score = a.scores.get(name, 0.0)
+        if any(
+            re.search(p, a.text, re.IGNORECASE) and all(slot_value(a.slots, s) is not None for s in slots)
+            for p, slots in route.fires.items()
+        ):
+            chosen[name] = (score, "keyword")  # asked for in so many words
+            continue
         keyword = name in a.keyword_hits
         known = c is not None and c.knows(name)
         if c is not None and known:
@@ -324,7 +334,11 @@ class Router:
                 }
                 llm_args = answer
         decision = RouteDecision(
-            use_rag=True, slots=a.slots, unknown_places=a.slots.unknown_places, lang=lang
+            use_rag=True,
+            slots=a.slots,
+            unknown_places=a.slots.unknown_places,
+            lang=lang,
+            keywords=set(a.keyword_hits) | {n for n, (_, via) in chosen.items() if via == "keyword"},
         )
         for name, (confidence, via) in chosen.items():
             route = self.config.tools[name]
@@ -373,6 +387,7 @@ class Router:
         confidence: float,
         via: str,
     ) -> None:
+        decision.vias[name] = via
         missing = [p for p in route.required if params.get(p) in (None, "")]
         slots = decision.slots
         if slots is not None and slots.ambiguous_places:

@@ -65,7 +65,7 @@ SPEC = ToolSpec(
         "params": {
             "origin": "origin",
             "destination": "destination",
-            "departure_date": "start_date",
+            "departure_date": "start_or_month",
         },
         "ask": {
             "origin": "where you are flying from",

@@ -61,7 +61,7 @@ SPEC = ToolSpec(
         "params": {
             "origin": "origin_or_place",
             "max_price": "max_price",
-            "departure_date": "start_date",
+            "departure_date": "start_or_month",
             "nonstop": "nonstop",
         },
         "ask": {

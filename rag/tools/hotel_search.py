@@ -49,7 +49,7 @@ SPEC = ToolSpec(
         },
     },
     offered=True,
-    from_trip=frozenset({"city", "check_in", "check_out", "nights", "adults"}),
+    from_trip=frozenset({"city", "check_in", "check_out", "nights", "adults", "rooms"}),
     nouns={
         "en": ("hotel", "hotels", "accommodation", "rooms"),
         "es": ("hotel", "hoteles", "alojamiento"),
@@ -67,6 +67,7 @@ SPEC = ToolSpec(
         "keywords": [
             r"🏨|🛏|\bh(o|ô|ot)te?ls?\b|\bhotle?s?\b|\bmotels?\b|\balbergo\b|\bhospedaje\b|\bunterkunft\b",
             r"\brooms?\b|accomm?odation|somewhere to stay|place to stay|where to sleep|\blodging\b|\bhostels?\b|\bb&b\b",
+            r"\b(house|home|apartment|flat|condo|cottage|villa|cabin|airbnb|holiday rental|vacation rental)s? (to (stay|rent|book)|for (rent|my|our|the|a|\d|one|two|three))|\b(rent|book|reserve|find|need) (me |us )?(a |an )?(house|home|apartment|flat|villa|cottage|cabin|place)\b|\bcheck(ing)?[- ]in (on|date|for|at|the|today|tomorrow|next|this|later)\b|\bstay(ing)? (there|at|in)\b",
             r"\b\d+ nights?\b|\b(one|two|three|four|five|six|seven) nights?\b",
             r"\bhoteles\b|\bhot(é|e)is\b|\balberghi\b|\balojamientos?\b|\balojarme\b|\bhosped(arme|aje|agem)\b|\bh(é|e)bergements?\b|\blogements?\b|\bchambres? d'h(ô|o)tel\b|\b(ü|u)bernachtung(en)?\b|\bhotelzimmer\b|\balojamento\b|\bpousadas?\b|\balloggi(o)?\b|\bhabitaci(ó|o)n(es)?\b|\bquartos? de hotel\b|\bcamer(a|e) d'albergo\b",
             r"\b(\d+|una|dos|tres|cuatro|une|deux|trois|quatre|eine|zwei|drei|vier|uma|duas|tr(ê|e)s|quatro|una|due|tre|quattro) (noches?|nuits?|n(ä|a)chte|nacht|noites?|nott(e|i))\b",
@@ -78,6 +79,7 @@ SPEC = ToolSpec(
             "check_out": "end_date",
             "nights": "nights",
             "adults": "adults",
+            "rooms": "rooms",
             "max_price": "max_price",
             "currency": "currency",
         },
