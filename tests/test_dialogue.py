@@ -63,11 +63,17 @@ def talk(router: Router) -> Conversation:
 
 async def test_answers_to_its_own_questions_complete_the_search(talk: Conversation) -> None:
     first = await talk.say("I need a one way flight")
-    assert first.calls == [] and set(first.waiting["flight_search"]) == {"origin", "destination", "departure_date"}
+    assert first.calls == [] and set(first.waiting["flight_search"]) == {
+        "origin",
+        "destination",
+        "departure_date",
+    }
     second = await talk.say("I will be departing from Vancouver on the 3rd of March.")
     assert second.calls == [] and second.waiting == {"flight_search": ["destination"]}
     third = await talk.say("I will be flying to Seattle.")
-    assert calls(third) == {"flight_search": {"origin": "YVR", "destination": "SEA", "departure_date": "2027-03-03"}}
+    assert calls(third) == {
+        "flight_search": {"origin": "YVR", "destination": "SEA", "departure_date": "2027-03-03"}
+    }
 
 
 async def test_a_place_named_alone_answers_the_place_asked_for(talk: Conversation) -> None:

@@ -19,7 +19,7 @@ from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.outcomes import citable, tool_results
 from rag.chat.sessions import SessionStore
-from rag.dialogue.plan import Plan, ToolSpecs, plan
+from rag.dialogue.plan import Plan, ToolSpecs, describe_state, plan
 from rag.dialogue.trip import TripState
 from rag.errors import (
     ProviderTimeoutError,
@@ -149,7 +149,13 @@ class ChatService:
             trip = await self.sessions.trip(user_id)
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             mark("embed")
-            decision = await self._router.route(text, vector, country=self._country(trip), today=today)
+            decision = await self._router.route(
+                text,
+                vector,
+                country=self._country(trip),
+                today=today,
+                context=describe_state(trip, self._specs),
+            )
             planned = plan(decision, trip, self._specs, today, decision.lang)
             mark("route")
             places = _place_names(decision, planned)
@@ -238,7 +244,9 @@ class ChatService:
         text = self._checked(text)
         trip = await self.sessions.trip(user_id)
         today = self.today(timezone)
-        decision = await self._router.route(text, country=self._country(trip), today=today)
+        decision = await self._router.route(
+            text, country=self._country(trip), today=today, context=describe_state(trip, self._specs)
+        )
         planned = plan(decision, trip, self._specs, today, decision.lang)
         out: dict[str, Any] = {
             "use_rag": decision.use_rag,

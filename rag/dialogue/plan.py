@@ -207,7 +207,7 @@ def _requests(
     waiting = {p.name: p for p in out.trip.pending or []}
     # Tools the message names outright (a command, or its own words) take the message's values; a tool
     # the router only scored may be an answer misread ("Yes, London will be fine" is no forecast).
-    named = [r for r in own if decision.vias.get(r[0]) == "command" or r[0] in decision.keywords]
+    named = [r for r in own if decision.vias.get(r[0]) in ("command", "llm") or r[0] in decision.keywords]
     answers: list[Request] = []
     if decision.slots is not None and not named:
         for p in waiting.values():
@@ -533,3 +533,24 @@ def _assumed_note(
             if not starts and call.params.get(e) is not None and str(call.params[e]) not in items:
                 items.append(str(call.params[e]))
     return message(lang, "assumed", items=join_list(lang, items)) if items else None
+
+
+def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
+    """The conversation's state in a few plain lines, for an LLM reading the next message: what the
+    trip holds, what the assistant asked for and is waiting on, and the last search. None when empty."""
+    known = trip.model_dump(
+        mode="json", exclude_none=True, exclude={"last_calls", "pending", "turn", "proposed_date"}
+    )
+    lines = [f"trip: {', '.join(f'{k}={v}' for k, v in known.items())}"] if known else []
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        needs = [q for q in route.required if p.params.get(q) in (None, "")] if route else []
+        has = ", ".join(f"{k}={v}" for k, v in p.params.items()) or "nothing yet"
+        lines.append(
+            f"the assistant asked for {', '.join(needs) or 'details'} to call {p.name} (it has {has})"
+        )
+    if trip.proposed_date is not None:
+        lines.append(f"the assistant asked whether the traveller means {trip.proposed_date.isoformat()}")
+    for c in trip.last_calls or []:
+        lines.append(f"last search: {c.name} with {', '.join(f'{k}={v}' for k, v in c.params.items())}")
+    return "; ".join(lines) or None

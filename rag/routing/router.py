@@ -124,8 +124,11 @@ SHORT_REQUEST_WORDS = 6
 
 
 class IntentClassifier(Protocol):
-    async def classify(self, message: str, today: dt.date | None = None) -> dict[str, dict[str, Any]] | None:
-        """Tool name -> arguments, or None when the classifier could not answer (fall back)."""
+    async def classify(
+        self, message: str, today: dt.date | None = None, context: str | None = None
+    ) -> dict[str, dict[str, Any]] | None:
+        """Tool name -> arguments, or None when the classifier could not answer (fall back).
+        ``context``: the conversation's state, as rag.dialogue describes it."""
         ...
 
 
@@ -304,12 +307,14 @@ class Router:
         *,
         country: str | None = None,
         today: dt.date | None = None,
+        context: str | None = None,
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
-        ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's."""
+        ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
+        ``context``: the conversation's state for the LLM classifier, when one is configured."""
         today = today or self._today()
         classify = (
-            asyncio.create_task(self._classifier.classify(message, today))
+            asyncio.create_task(self._classifier.classify(message, today, context))
             if self._classifier is not None
             else None
         )
