@@ -56,6 +56,7 @@ from rag.routing.evaluation import format_report, report, split  # noqa: E402
 from rag.routing.router import _CLAUSE, Analysis, Router, decide  # noqa: E402
 from rag.tools.catalog import ToolCatalogue  # noqa: E402
 from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_rows  # noqa: E402
+from scripts.sgd_data import METHODS as SGD_METHODS  # noqa: E402
 from scripts.sgd_data import TODAY as SGD_TODAY  # noqa: E402
 from scripts.sgd_routing import SOURCE as SGD_SOURCE  # noqa: E402
 from scripts.sgd_routing import sgd_rows  # noqa: E402
@@ -130,11 +131,12 @@ def labels(rows: list[dict[str, Any]], heads: list[str]) -> np.ndarray:
 
 
 def fit_heads(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``w``: per message and head, the message's weight in that head's fit."""
     from sklearn.linear_model import LogisticRegression  # offline only: the service scores with numpy
 
     weights, bias = np.zeros((y.shape[1], x.shape[1])), np.zeros(y.shape[1])
     for h in range(y.shape[1]):
-        model = LogisticRegression(C=C, max_iter=3000).fit(x, y[:, h], sample_weight=w)
+        model = LogisticRegression(C=C, max_iter=3000).fit(x, y[:, h], sample_weight=w[:, h])
         weights[h], bias[h] = model.coef_[0], model.intercept_[0]
     return weights, bias
 
@@ -145,7 +147,7 @@ def platt(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray,
 
     a, b = np.zeros(y.shape[1]), np.zeros(y.shape[1])
     for h in range(y.shape[1]):
-        model = LogisticRegression(C=1e6, max_iter=1000).fit(scores[:, [h]], y[:, h], sample_weight=w)
+        model = LogisticRegression(C=1e6, max_iter=1000).fit(scores[:, [h]], y[:, h], sample_weight=w[:, h])
         a[h], b[h] = model.coef_[0, 0], model.intercept_[0]
     return a, b
 
@@ -283,7 +285,12 @@ async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd
     y = labels(train.rows + own, heads)
     w = np.array(
         [1.0] * len(public) + [OWN_WEIGHT] * len(dev) + [sgd_weight] * len(sgd) + [OWN_WEIGHT] * len(own)
-    )
+    )[:, None].repeat(len(heads), axis=1)
+    # SGD speaks of four of our tools: its turns say nothing of the others' heads (a flight search is
+    # not evidence against flight inspiration, whose few examples it would drown).
+    spoken = {m.tool for m in SGD_METHODS.values()} | {NONE}
+    sgd_rows_at = slice(len(public) + len(dev), len(public) + len(dev) + len(sgd))
+    w[sgd_rows_at, [i for i, h in enumerate(heads) if h not in spoken]] = 0.0
     sgd_counts = {h: int(n) for h, n in zip(heads, labels(sgd, heads).sum(0), strict=True)} if sgd else {}
     print(f"SGD train turns: {len(sgd)} at weight {sgd_weight} {sgd_counts}")
     print(f"fitting {len(heads)} heads on {len(x)} messages ({int(y.sum(0)[-1])} without a tool) ...")

@@ -22,9 +22,11 @@ its dialogue acts, one of three kinds:
 - "inform": anything else, mostly bare answers ("I'll leave from Vancouver", "two people") and
   REQUEST_ALTS with new values ("any other flights? Economy please"). Out of context these are
   ambiguous: they are not fitted on (see scripts/README.md for the measurement behind that choice).
-
-AFFIRM_INTENT turns ("yes, please reserve this house") accept an intent the assistant offered and are
-kind "inform" too: the offer, not the message, says what the yes is for.
+  AFFIRM_INTENT turns ("yes, please reserve this house") are "inform" too: they accept an intent the
+  assistant offered, and the offer, not the message, says what the yes is for.
+- "forecast": a question about a forecast just given ("is it going to be windy?", "how humid will it
+  be?"). SGD calls it a question about a result, but alone it reads as the forecast request the public
+  data labels it; not fitted on and not scored.
 
 Texts are deduplicated within a split (case and spaces folded); a text labelled two ways is dropped.
 """
@@ -47,7 +49,8 @@ from scripts.sgd_data import DATA_DIR, METHODS, TODAY, Turn, load_dialogues  # n
 REPLY_ACTS = frozenset(
     {"SELECT", "AFFIRM", "NEGATE", "THANK_YOU", "GOODBYE", "REQUEST", "REQUEST_ALTS", "NEGATE_INTENT"}
 )
-KINDS = ("intent", "reply", "inform")
+FORECAST_SERVICES = frozenset({"Weather_1"})  # whose results are what the traveller asks for
+KINDS = ("intent", "reply", "inform", "forecast")
 SOURCE = "SGD (CC BY-SA 4.0, Rastogi et al., AAAI 2020) travel dialogues, train split"
 
 
@@ -64,6 +67,8 @@ def turn_label(turn: Turn) -> tuple[str, list[str]] | None:
     if tools:
         return "intent", sorted(tools)
     if acts and all(a["act"] in REPLY_ACTS for _, a in acts):
+        if any(a["act"] == "REQUEST" and service in FORECAST_SERVICES for service, a in acts):
+            return "forecast", []
         return "reply", []
     return "inform", []
 
@@ -122,9 +127,11 @@ async def _shipped_router_figures(split: str) -> None:
         print(f"\n== SGD {split}, {kind} turns\n{format_report(report(pairs, config.tools))}")
     pairs = [(set(r["expected_tools"]), g) for r, g in zip(rows, got, strict=True) if r["kind"] != "inform"]
     print(f"\n== SGD {split}, intent and reply turns\n{format_report(report(pairs, config.tools))}")
-    fired = Counter(t for r, g in zip(rows, got, strict=True) if r["kind"] == "inform" for t in g or {"-"})
-    n = sum(r["kind"] == "inform" for r in rows)
-    print(f"\ninform-only turns ({n}): " + ", ".join(f"{t} {c / n:.3f}" for t, c in fired.most_common()))
+    for kind in ("inform", "forecast"):
+        fired = Counter(t for r, g in zip(rows, got, strict=True) if r["kind"] == kind for t in g or {"-"})
+        n = sum(r["kind"] == kind for r in rows)
+        print(f"\n{kind} turns ({n}), share calling each tool (- for none): ", end="")
+        print(", ".join(f"{t} {c / n:.3f}" for t, c in fired.most_common()))
 
 
 def main() -> None:

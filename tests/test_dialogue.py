@@ -202,3 +202,25 @@ async def test_yes_with_nothing_asked_is_said(talk: Conversation) -> None:
 async def test_a_long_unknown_name_is_not_a_guess(talk: Conversation) -> None:
     p = await talk.say("hotels in " + "Zzyzxq" * 300 + " on December 4")
     assert p.calls == [] and p.waiting == {"hotel_search": ["city"]}
+
+
+async def test_a_stay_longer_than_the_tool_takes_is_asked_again(talk: Conversation) -> None:
+    p = await talk.say("a hotel in Rome from December 1 for 45 nights")
+    assert p.calls == [] and p.waiting == {"hotel_search": ["nights"]}
+    assert (p.clarify or "").startswith("Nights can be from 1 to 30, not 45.")
+    fixed = await talk.say("20 nights then")
+    assert calls(fixed)["hotel_search"] == {"city": "ROM", "check_in": "2026-12-01", "nights": 20}
+
+
+async def test_ten_places_in_one_message_are_not_ten_searches(talk: Conversation) -> None:
+    p = await talk.say(
+        "flights from London to Paris, Rome, Berlin, Madrid, Lisbon, Vienna, Prague, Oslo, Dublin on December 3"
+    )
+    assert p.calls == [] and p.waiting == {"flight_search": ["destination"]}
+    assert "You named 9 places" in (p.clarify or "") and talk.trip.destination is None
+    chosen = await talk.say("Rome")
+    assert calls(chosen)["flight_search"] == {
+        "origin": "LON",
+        "departure_date": "2026-12-03",
+        "destination": "ROM",
+    }

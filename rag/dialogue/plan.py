@@ -35,6 +35,7 @@ from rag.routing.months import last_day
 from rag.routing.router import RouteDecision, ask_phrase, place_option
 from rag.routing.slots import DATE_SLOTS, FREE_PLACE_SLOTS, PLACE_SLOTS
 from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
@@ -110,6 +111,10 @@ class Plan:
 Request = tuple[str, dict[str, Any], list[str], float, str]  # name, params, assumed, confidence, via
 # Messages a waiting request stays for without being answered or asked again.
 PENDING_TURNS = 4
+# Places (besides an origin) in one message past which a search for one place asks which one.
+CROWDED_PLACES = 3
+# Slots that take the one place a search is about.
+_ONE_PLACE = frozenset({"destination", "route_destination", "place", "place_name"})
 
 
 def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.date, lang: str) -> Plan:
@@ -162,7 +167,16 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
         place_question = message(lang, "ambiguous_place", name=ambiguous[0], options=join_list(lang, options))
     else:
         place_question = ""
-    time = _Time(slots, dated, _about_trip(slots, before, unsure), today, lang)
+    named_places = [p.place.city_name for p in slots.places if p.role != "origin"]
+    crowded = len(named_places) >= CROWDED_PLACES
+    if crowded:
+        out.questions.append(
+            message(lang, "many_places", count=len(named_places), places=join_list(lang, named_places))
+        )
+        out.trip = out.trip.model_copy(
+            update={"destination": before.destination, "destination_name": before.destination_name}
+        )
+    time = _Time(slots, dated, _about_trip(slots, before, unsure), today, lang, crowded)
     same = slots.origin is not None and slots.destination is None and _same_place(slots)
     if rolled is not None:  # not sent until the traveller says which day they mean
         day = rolled.first.isoformat()
@@ -317,6 +331,7 @@ class _Time:
     about_trip: bool
     today: dt.date
     lang: str
+    crowded: bool = False  # more places named than one search takes ("to Paris, Rome, Berlin, ...")
 
 
 def _about_trip(slots: Slots, before: TripState, unsure: list[str]) -> bool:
@@ -384,6 +399,25 @@ def _settle(
                 if _from_trip(completed, time) and "start_date" in timed:
                     taken.append("start_date")
                 completed = timed
+        for p, low, high in _out_of_range(spec, completed):
+            # "45 nights": the tool would refuse it; said, and asked for again.
+            value = completed.pop(p)
+            out.questions.append(
+                message(
+                    time.lang,
+                    "out_of_range",
+                    param=p.replace("_", " ").capitalize(),
+                    low=low,
+                    high=high,
+                    value=value,
+                )
+            )
+            gaps += [p] if p not in gaps else []
+        if time.crowded:
+            for p, s in route.params.items():
+                if s in _ONE_PLACE and p in params:
+                    completed.pop(p, None)  # one of many places named: which one is the traveller's to say
+                    gaps += [p] if p not in gaps else []
         if gaps:
             out.waiting[name] = gaps
             pending.append(ToolRequest(name=name, params=completed))
@@ -392,6 +426,22 @@ def _settle(
         else:
             out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
     return pending, passed
+
+
+def _out_of_range(spec: ToolSpec | None, params: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """The whole-number parameters outside the bounds the tool's parameter model declares, with them."""
+    out: list[tuple[str, Any, Any]] = []
+    if spec is None:
+        return out
+    for p, value in params.items():
+        field = spec.params.model_fields.get(p)
+        if field is None or not isinstance(value, int) or isinstance(value, bool):
+            continue
+        low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+        high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+        if (low is not None and value < low) or (high is not None and value > high):
+            out.append((p, low, high))
+    return out
 
 
 def _repeats(name: str, said: dict[str, Any], completed: dict[str, Any], via: str, trip: TripState) -> bool:

@@ -30,22 +30,27 @@ SPEC = ToolSpec(
         "es": {
             "city": "en qué ciudad quieres alojarte",
             "check_in": "tu fecha de entrada",
+            "nights": "cuántas noches te quedas",
         },
         "fr": {
             "city": "dans quelle ville vous voulez loger",
             "check_in": "votre date d'arrivée",
+            "nights": "combien de nuits vous restez",
         },
         "de": {
             "city": "in welcher Stadt du übernachten möchtest",
             "check_in": "wann du anreist",
+            "nights": "wie viele Nächte du bleibst",
         },
         "pt": {
             "city": "em que cidade quer ficar",
             "check_in": "a sua data de entrada",
+            "nights": "quantas noites vai ficar",
         },
         "it": {
             "city": "in quale città vuoi alloggiare",
             "check_in": "la data di arrivo",
+            "nights": "quante notti ti fermi",
         },
     },
     offered=True,
@@ -86,6 +91,7 @@ SPEC = ToolSpec(
         "ask": {
             "city": "which city you want to stay in",
             "check_in": "your check-in date",
+            "nights": "how many nights you will stay",
         },
         "examples": [
             "find a hotel in Rome for 3 nights from June 2",
