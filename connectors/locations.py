@@ -119,6 +119,7 @@ class LocationCatalogue:
     def is_name(self, folded: str) -> bool:
         """Whether a folded name (see ``fold``) names a city or a town with an airport. A state's or a
         country's name ("Maine", "Mexico") names a city only when it is that city's own name."""
+        folded = ABBREVIATIONS.get(folded, folded)
         if folded in self._names:
             return True
         if folded in self.gazetteer.us_states or folded in self.gazetteer.country_names:

@@ -59,7 +59,7 @@ from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_row
 from scripts.sgd_data import METHODS as SGD_METHODS  # noqa: E402
 from scripts.sgd_data import TODAY as SGD_TODAY  # noqa: E402
 from scripts.sgd_routing import SOURCE as SGD_SOURCE  # noqa: E402
-from scripts.sgd_routing import sgd_rows  # noqa: E402
+from scripts.sgd_routing import sample, sgd_rows  # noqa: E402
 
 TOOLS = ToolCatalogue.builtin()
 
@@ -183,10 +183,13 @@ def fit_thresholds(
     analyses: list[Analysis], exp: list[set[str]], weight: np.ndarray, config: RoutingConfig, t: Thresholds
 ) -> None:
     """Coordinate ascent on weighted exact-match, through ``decide`` itself; the middle of the best
-    plateau, so small shifts in the probabilities do not flip a threshold."""
+    plateau, so small shifts in the probabilities do not flip a threshold. ``weight``: per message and
+    head (tools, then none), the message's weight when that tool's thresholds (none's: the veto) move."""
+    heads = heads_of(config)
 
-    def score(rows: list[int]) -> float:
-        return float(sum(weight[i] for i in rows if predicted(analyses[i], config) == exp[i]))
+    def score(rows: list[int], head: str) -> float:
+        w = weight[:, heads.index(head)]
+        return float(sum(w[i] for i in rows if w[i] and predicted(analyses[i], config) == exp[i]))
 
     everyone = list(range(len(analyses)))
     for _ in range(2):
@@ -202,14 +205,14 @@ def fit_thresholds(
             for fire in GRID:
                 for kw in (g for g in GRID if g <= fire):
                     t.fire[tool], t.keyword[tool] = fire, kw
-                    found.append((score(rows), fire, kw))
+                    found.append((score(rows, tool), fire, kw))
             best = max(s for s, _, _ in found)
             plateau = sorted((f, k) for s, f, k in found if s == best)
             t.fire[tool], t.keyword[tool] = plateau[len(plateau) // 2]
         found_veto = []
         for veto in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.01]:
             t.none_veto = veto
-            found_veto.append((score(everyone), veto))
+            found_veto.append((score(everyone, NONE), veto))
         best = max(s for s, _ in found_veto)
         plateau_veto = [v for s, v in found_veto if s == best]
         t.none_veto = plateau_veto[len(plateau_veto) // 2]
@@ -244,7 +247,7 @@ def summary_line(part: Part, analyses: list[Analysis], config: RoutingConfig) ->
     )
 
 
-async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd_inform: bool) -> None:
+async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd_inform: float) -> None:
     config = load_config()
     heads = heads_of(config)
     public = [r for r in public_rows("fit") if r["expected_tools"] != ["activity_search"]]
@@ -254,8 +257,10 @@ async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd
     ]
     own += [{"text": e, "expected_tools": []} for e in config.none_examples]
     taken = {fold_text(r["text"]) for r in public + dev + own}
-    kinds = ("intent", "reply", "inform") if sgd_inform else ("intent", "reply")
-    sgd = [r for r in sgd_rows("train", kinds) if fold_text(r["text"]) not in taken] if sgd_weight else []
+    sgd = [r for r in sgd_rows("train") if fold_text(r["text"]) not in taken] if sgd_weight else []
+    if sgd and sgd_inform:
+        inform = [r for r in sgd_rows("train", ("inform",)) if fold_text(r["text"]) not in taken]
+        sgd += sample(inform, round(sgd_inform * len(inform)))
     shipped = ToolClassifier.load(CLASSIFIER_PATH) if CLASSIFIER_PATH.exists() else None
     async with CachedEmbed() as embed:
         router = await Router.create(
@@ -286,11 +291,12 @@ async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd
     w = np.array(
         [1.0] * len(public) + [OWN_WEIGHT] * len(dev) + [sgd_weight] * len(sgd) + [OWN_WEIGHT] * len(own)
     )[:, None].repeat(len(heads), axis=1)
-    # SGD speaks of four of our tools: its turns say nothing of the others' heads (a flight search is
-    # not evidence against flight inspiration, whose few examples it would drown).
+    # SGD speaks of four of our tools: its turns say nothing of the others' heads and thresholds (a
+    # flight search is not evidence against flight inspiration, whose few examples it would drown;
+    # "which airport does it leave from?" asks about a result there, about airports in our dev set).
     spoken = {m.tool for m in SGD_METHODS.values()} | {NONE}
-    sgd_rows_at = slice(len(public) + len(dev), len(public) + len(dev) + len(sgd))
-    w[sgd_rows_at, [i for i, h in enumerate(heads) if h not in spoken]] = 0.0
+    sgd_at = slice(len(public) + len(dev), len(public) + len(dev) + len(sgd))
+    w[sgd_at, [i for i, h in enumerate(heads) if h not in spoken]] = 0.0
     sgd_counts = {h: int(n) for h, n in zip(heads, labels(sgd, heads).sum(0), strict=True)} if sgd else {}
     print(f"SGD train turns: {len(sgd)} at weight {sgd_weight} {sgd_counts}")
     print(f"fitting {len(heads)} heads on {len(x)} messages ({int(y.sum(0)[-1])} without a tool) ...")
@@ -302,7 +308,8 @@ async def fit_the_classifier(write: bool, mistakes: bool, sgd_weight: float, sgd
     ]
     exp = [expected(r) for r in train.rows]
     print("fitting thresholds on out-of-fold probabilities ...", flush=True)
-    threshold_weight = np.array([1.0] * len(public) + [DEV_WEIGHT] * len(dev) + [sgd_weight] * len(sgd))
+    threshold_weight = w[: len(train.rows)].copy()
+    threshold_weight[len(public) : len(public) + len(dev)] = DEV_WEIGHT
     fit_thresholds(oof_analyses, exp, threshold_weight, config, thresholds)
     classifier = ToolClassifier(
         heads=heads,
@@ -419,7 +426,10 @@ def main() -> None:
     parser.add_argument("--no-sgd", action="store_true", help="fit without the SGD turns")
     parser.add_argument("--sgd-weight", type=float, default=SGD_WEIGHT, help="an SGD turn's weight")
     parser.add_argument(
-        "--sgd-inform", action="store_true", help="fit SGD's bare answers ('I leave from Vancouver') as none"
+        "--sgd-inform",
+        type=float,
+        default=0.0,
+        help="the share of SGD's bare answers ('I leave from Vancouver') to fit as none (default none)",
     )
     args = parser.parse_args()
     sgd_weight = 0.0 if args.no_sgd else args.sgd_weight

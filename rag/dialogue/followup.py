@@ -94,6 +94,7 @@ class Shape:
     named: list[str]
     shift: int | None
     changes: bool  # whether the message changes a place, dates, travellers or the like
+    again: bool = False  # it asks for other results of the same search ("anything else?")
 
 
 def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
@@ -161,17 +162,25 @@ def shape(
     )
     if other and not alternatives and (_QUESTION.match(lowered) or not changes):
         return None
-    return Shape(named, shifted[0] if shifted else None, changes)
+    return Shape(named, shifted[0] if shifted else None, changes, alternatives)
 
 
 def adapt(
-    base: ToolRequest, route: ToolRoute, slots: Slots, shift: int | None, *, pending: bool = False
+    base: ToolRequest,
+    route: ToolRoute,
+    slots: Slots,
+    shift: int | None,
+    *,
+    pending: bool = False,
+    again: bool = False,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """``base``'s parameters changed as the message says, and those kept from ``base``; None when the
     message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast).
 
     ``pending``: ``base`` waits for a place the assistant asked about, so a place named alone answers
-    that question ("London" after "where are you flying from?") instead of replacing the one it has."""
+    that question ("London" after "where are you flying from?") instead of replacing the one it has.
+    ``again``: the traveller asked for other results ("anything else?"): the same search is made again
+    even when nothing changes."""
     fresh = build_params(route, slots, {})
     if pending:
         fresh = _answering(fresh, base.params, route)
@@ -208,7 +217,9 @@ def adapt(
     params.update(fresh)
     if "check_out" in params and "nights" in params:
         params.pop("nights")
-    if params == base.params or _same_place(params):
+    if _same_place(params):
+        return None
+    if params == base.params and not again:
         return None
     kept = [p for p in params if p not in fresh and not (shift and p in (*starts, *ends))]
     return params, kept
@@ -237,7 +248,11 @@ def interpret(
         return out
     for call in last:
         route = routes.get(call.name)
-        adapted = adapt(call, route, slots, shape_.shift, pending=pending) if route is not None else None
+        adapted = (
+            adapt(call, route, slots, shape_.shift, pending=pending, again=shape_.again)
+            if route is not None
+            else None
+        )
         if adapted is None and pending and route is not None:
             adapted = dict(call.params), list(call.params)
         if adapted is None:
