@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from connectors.locations import LocationCatalogue
-from rag.dialogue.plan import Plan, ToolSpecs, plan
+from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, plan
 from rag.dialogue.trip import TripState
 from rag.embedding.onnx import OnnxEmbedder
 from rag.routing.config import load_config
@@ -33,7 +33,8 @@ class Conversation:
         self.trip = TripState()
 
     async def say(self, text: str) -> Plan:
-        decision = await self.router.route(text, today=TODAY)
+        asked = asked_slots(self.trip, self.specs)
+        decision = await self.router.route(text, today=TODAY, asked=asked)
         planned = plan(decision, self.trip, self.specs, TODAY, decision.lang)
         self.trip = planned.remember([c.name for c in planned.calls])
         return planned

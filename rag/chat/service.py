@@ -19,7 +19,7 @@ from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.outcomes import citable, tool_results
 from rag.chat.sessions import SessionStore
-from rag.dialogue.plan import Plan, ToolSpecs, describe_state, plan
+from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, describe_state, plan
 from rag.dialogue.trip import TripState
 from rag.errors import (
     ProviderTimeoutError,
@@ -155,6 +155,7 @@ class ChatService:
                 country=self._country(trip),
                 today=today,
                 context=describe_state(trip, self._specs),
+                asked=asked_slots(trip, self._specs),
             )
             planned = plan(decision, trip, self._specs, today, decision.lang)
             mark("route")
@@ -245,7 +246,11 @@ class ChatService:
         trip = await self.sessions.trip(user_id)
         today = self.today(timezone)
         decision = await self._router.route(
-            text, country=self._country(trip), today=today, context=describe_state(trip, self._specs)
+            text,
+            country=self._country(trip),
+            today=today,
+            context=describe_state(trip, self._specs),
+            asked=asked_slots(trip, self._specs),
         )
         planned = plan(decision, trip, self._specs, today, decision.lang)
         out: dict[str, Any] = {

@@ -1,2 +1,3 @@
-"""The state of a conversation and what each message does to it: which tools to call with which
-parameters, what to ask, and what the next message may answer or change."""
+"""The conversation: its state and what each message does to it (trip.py, plan.py, followup.py,
+forecast.py): which tools to call with which parameters, what to ask, and what the next message may
+answer or change. Pure: no aiohttp or Qdrant."""

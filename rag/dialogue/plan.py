@@ -604,3 +604,37 @@ def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
     for c in trip.last_calls or []:
         lines.append(f"last search: {c.name} with {', '.join(f'{k}={v}' for k, v in c.params.items())}")
     return "; ".join(lines) or None
+
+
+# The slot tagger's label for each slot a tool parameter reads (rag.tagging.labels).
+_TAG_OF_SLOT = {
+    "origin": "origin",
+    "origin_or_place": "origin",
+    "destination": "destination",
+    "route_destination": "destination",
+    "place": "place",
+    "place_name": "place",
+    "place_text": "place",
+    "start_date": "start_date",
+    "start_or_month": "start_date",
+    "end_date": "end_date",
+    "nights": "nights",
+    "adults": "adults",
+    "rooms": "rooms",
+    "cabin": "cabin",
+}
+
+
+def asked_slots(trip: TripState, specs: ToolSpecs) -> list[str]:
+    """What the assistant asked for and waits on, as the slot tagger names it ("origin", "start_date"):
+    the reply is read with the question."""
+    asked: list[str] = []
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        for q in route.required if route else ():
+            tag = _TAG_OF_SLOT.get(route.params.get(q, "")) if route else None
+            if tag and p.params.get(q) in (None, "") and tag not in asked:
+                asked.append(tag)
+    if trip.proposed_date is not None and "start_date" not in asked:
+        asked.append("start_date")
+    return asked

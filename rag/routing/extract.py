@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from connectors.locations import LocationCatalogue, Place
+from connectors.locations import LocationCatalogue, Place, fold
 from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
 from rag.routing.months import find_months
-from rag.routing.places import PlaceMention, find_places
+from rag.routing.places import PlaceMention, find_places, needs_anchor
 
 # Words before a place that make it the origin or the destination, in our six languages.
 _ORIGIN_MARK = re.compile(
@@ -225,9 +226,13 @@ def extract(
     order: DateOrder = "MDY",
     country: str | None = None,
     lang: str = "en",
+    tagged: Sequence[tuple[str, int, int]] | None = None,
 ) -> Slots:
     """``country``: the conversation's country (the trip's), which settles shared names ("Paris");
-    ``lang``: the message's language, for its dates ("el 12 de mayo")."""
+    ``lang``: the message's language, for its dates ("el 12 de mayo"); ``tagged``: the slot tagger's
+    spans (label, start, end). In English, where the tagger was fitted, a name that is also an everyday
+    word ("make", "date", "okay", "Delta") is a place only where the tagger found one, and the tagger's
+    roles and end dates complete the rules'; other languages read places by the rules alone."""
     slots = Slots(text=text)
     lowered = text.lower()
     found = find_dates(text, today, order, lang, keep_past=True)
@@ -246,9 +251,15 @@ def extract(
         mentions.unknown,
     )
     slots.ambiguous_places = mentions.ambiguous
-    _assign_roles(text, slots)
+    spans = list(tagged or []) if lang == "en" else []
+    if tagged is not None and lang == "en":
+        _keep_tagged(slots, spans, catalogue)
+    _assign_roles(text, slots, spans)
     slots.end_marked = frozenset(
-        i for i, d in enumerate(slots.dates) if _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+        i
+        for i, d in enumerate(slots.dates)
+        if _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+        or any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
     )
     _travellers(lowered, slots)
     rooms = _ROOMS.search(lowered)
@@ -285,17 +296,56 @@ def extract(
     return slots
 
 
-def _assign_roles(text: str, slots: Slots) -> None:
+_PLACE_LABELS = frozenset({"origin", "destination", "place"})
+_AIRLINE_AFTER = re.compile(r"\s*(?:air\b|airlines?\b|airways\b|express\b)", re.IGNORECASE)
+
+
+def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue: LocationCatalogue) -> None:
+    """Names that are everyday words ("make", "date", "okay", "Delta"; not a well-known city's own name,
+    as "Porto") count as places only where the tagger marked a place."""
+    placed = [(s, e) for label, s, e in spans if label in _PLACE_LABELS]
+
+    def tagged(p: PlaceMention) -> bool:
+        return any(s < p.end and p.start < e for s, e in placed)
+
+    def wordy(p: PlaceMention) -> bool:
+        key = fold(p.text)
+        return (" " not in key and len(key) <= 3) or needs_anchor(catalogue, key, p.place)
+
+    def proper(p: PlaceMention) -> bool:  # "what about Porto?", not "Okay." or "on Delta Airlines"
+        before = slots.text[: p.start].rstrip()
+        return (
+            p.text[:1].isupper()
+            and bool(before)
+            and before[-1] not in '.!?:;"('
+            and not _AIRLINE_AFTER.match(slots.text[p.end :])
+        )
+
+    kept = [p for p in slots.places if tagged(p) or proper(p) or not wordy(p)]
+    dropped = {p.text for p in slots.places} - {p.text for p in kept}
+    slots.places = kept
+    slots.ambiguous_places = {k: v for k, v in slots.ambiguous_places.items() if k not in dropped}
+
+
+def _assign_roles(text: str, slots: Slots, spans: Sequence[tuple[str, int, int]] = ()) -> None:
     lowered = text.lower()
     roles: list[str | None] = []
     for p in slots.places:
         before = lowered[max(0, p.start - 14) : p.start]
+        tagged = next(
+            (
+                label
+                for label, s, e in spans
+                if label in ("origin", "destination") and s < p.end and p.start < e
+            ),
+            None,
+        )
         if _ORIGIN_MARK.search(before):
             roles.append("origin")
         elif _DEST_MARK.search(before):
             roles.append("destination")
         else:
-            roles.append(None)
+            roles.append(tagged)  # "depart New York and arrive San Diego": the tagger read the roles
     if (
         len(slots.places) >= 2
         and all(r is None for r in roles)

@@ -129,7 +129,7 @@ def find_places(
             if place is None and key not in NEVER_PLACES and catalogue.is_name(key):
                 candidate = catalogue.resolve(phrase, country)
                 if candidate is not None and (
-                    not _needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
+                    not needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
                 ):
                     place = candidate
                     qualified = _qualifier(text, end, catalogue, key)
@@ -184,7 +184,7 @@ def _zipf(word: str) -> float:
     return max(zipf_frequency(word, lang) for lang in WORD_LANGUAGES)
 
 
-def _needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
+def needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
     """Whether a name needs a locative or a capital to count: everyday words do, unless they are a
     well-known city's own name ("Paris" yes; "para", another language's name for Belém, no)."""
     if key in AMBIGUOUS:

@@ -23,7 +23,7 @@ import asyncio
 import datetime as dt
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,6 +37,8 @@ from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
 from rag.routing.semantic import NONE, SemanticRouter
 from rag.routing.slots import PLACE_SLOTS, build_params, place_mention, positional, slot_value
+from rag.tagging.tagger import MODEL_PATH as TAGGER_PATH
+from rag.tagging.tagger import SlotTagger
 from rag.tools.catalog import ToolCatalogue
 from rag.tools.spec import ToolSpec
 
@@ -213,7 +215,9 @@ class Router:
         date_order: DateOrder = "MDY",
         margin: float = -1.0,
         classifier: IntentClassifier | None = None,
+        tagger: SlotTagger | None = None,
     ) -> None:
+        self.tagger = tagger
         self.config = config
         self.catalogue = catalogue
         self.tools = tools
@@ -238,6 +242,7 @@ class Router:
         embed: Embed,
         *,
         classifier_path: Path | None = CLASSIFIER_PATH,
+        tagger_path: Path | None = TAGGER_PATH,
         **kwargs: Any,
     ) -> Router:
         """Embed every route's examples once and load the tool classifier (None: examples only).
@@ -251,6 +256,8 @@ class Router:
         classifier = None
         if classifier_path is not None:
             classifier = await asyncio.to_thread(ToolClassifier.load, classifier_path)
+        if tagger_path is not None and "tagger" not in kwargs:
+            kwargs["tagger"] = await asyncio.to_thread(SlotTagger.load, tagger_path)
         probes = classifier.probe_texts if classifier is not None else []
         vectors = await embed([e for examples in routes.values() for e in examples] + probes)
         offset = 0
@@ -275,12 +282,19 @@ class Router:
         vector: list[float] | None = None,
         country: str | None = None,
         today: dt.date | None = None,
+        asked: Sequence[str] = (),
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share;
-        ``today``: the traveller's date (their time zone's), else the router's own."""
+        ``today``: the traveller's date (their time zone's), else the router's own; ``asked``: the slots
+        the assistant just asked for ("origin"), which the slot tagger reads the reply with."""
         text = " ".join(message.split())
         lang = detect_language(text)
-        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang)
+        tagged = (
+            [(s.label, s.start, s.end) for s in self.tagger.tag(text, asked)]
+            if self.tagger is not None
+            else None
+        )
+        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang, tagged)
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
@@ -308,6 +322,7 @@ class Router:
         country: str | None = None,
         today: dt.date | None = None,
         context: str | None = None,
+        asked: Sequence[str] = (),
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
         ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
@@ -318,7 +333,7 @@ class Router:
             if self._classifier is not None
             else None
         )
-        a = await self.analyse(message, vector, country, today)
+        a = await self.analyse(message, vector, country, today, asked)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French
