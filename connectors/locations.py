@@ -154,7 +154,10 @@ class LocationCatalogue:
         if not out and folded in self._airports_named:
             add(self._airport_place(self._airports_named[folded][0]))
         if country:
-            out.sort(key=lambda p: p.country_code != country.upper())  # stable: the order above otherwise
+            # The conversation's country settles names comparable places share ("Valencia" after Madrid),
+            # not one a far bigger city bears ("Vancouver" is in Canada, even on a trip to Portland).
+            biggest = max((p.population for p in out), default=0)
+            out.sort(key=lambda p: p.country_code != country.upper() or p.population * 5 < biggest)
         return out
 
     def resolve(self, text: str, country: str | None = None) -> Place | None:

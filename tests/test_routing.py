@@ -21,6 +21,9 @@ from rag.routing.evaluation import report, split
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
 from rag.tools.catalog import ToolCatalogue
+from scripts.sgd_data import DATA_DIR as SGD_DIR
+from scripts.sgd_data import TODAY as SGD_TODAY
+from scripts.sgd_routing import sample, sgd_rows
 
 TOOLS = ToolCatalogue.builtin()
 
@@ -122,6 +125,22 @@ async def test_heldout_accuracy_meets_the_targets(router: Router) -> None:
     rep = report(pairs, TOOLS)
     # Measured 0.966 and 1.000; the issue's targets are 0.95 and 0.97.
     assert rep["exact_match"] >= 0.95 and rep["no_tool_left_alone"] >= 0.97, rep
+
+
+@pytest.mark.skipif(not (SGD_DIR / "dev.jsonl").exists(), reason="needs ../shared/data/sgd-travel")
+async def test_conversational_turns_route(router: Router) -> None:
+    """SGD dev turns (never fitted on; scripts/sgd_routing.py says how they are labelled): a fixed sample
+    of turns that state an intent ("I'm looking for a house to stay in") reach their tool alone, and of
+    replies ("that works", "when does it land?", "anything else?") call none."""
+    rows = sgd_rows("dev")
+    intents = sample([r for r in rows if r["kind"] == "intent"], 150)
+    replies = sample([r for r in rows if r["kind"] == "reply"], 50)
+    right = [set(r["expected_tools"]) == (await router.route(r["text"], today=SGD_TODAY)).intended for r in intents]
+    quiet = [not (await router.route(r["text"], today=SGD_TODAY)).intended for r in replies]
+    # Measured INTENT_MEASURED and REPLY_MEASURED (before the SGD turns were fitted on: INTENT_BEFORE and
+    # REPLY_BEFORE); the floors are nine tenths of them.
+    assert sum(right) / len(right) >= INTENT_FLOOR, [r["text"] for r, ok in zip(intents, right) if not ok]
+    assert sum(quiet) / len(quiet) >= REPLY_FLOOR, [r["text"] for r, ok in zip(replies, quiet) if not ok]
 
 
 async def test_a_new_tool_needs_only_its_declaration(query_embedder: OnnxEmbedder) -> None:

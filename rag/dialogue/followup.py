@@ -173,6 +173,7 @@ def adapt(
     *,
     pending: bool = False,
     again: bool = False,
+    missing: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """``base``'s parameters changed as the message says, and those kept from ``base``; None when the
     message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast).
@@ -183,7 +184,7 @@ def adapt(
     even when nothing changes."""
     fresh = build_params(route, slots, {})
     if pending:
-        fresh = _answering(fresh, base.params, route)
+        fresh = _answering(fresh, base.params, route, missing)
     params = dict(base.params)
     starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
     ends = [p for p, s in route.params.items() if s == "end_date"]
@@ -263,10 +264,28 @@ def interpret(
     return out
 
 
-def _answering(fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute) -> dict[str, Any]:
+def _answering(
+    fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute, missing: Sequence[str] | None = None
+) -> dict[str, Any]:
     """A place the message gives moved to the place parameter still missing, when the one the
-    extractor put it in is already known."""
-    wanted = [p for p in route.required if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
+    extractor put it in is already known; a day moved to the end date still missing ("When do you come
+    back?" "March 9th"), when the first day is known and this one comes after it. ``missing``: what the
+    request still lacks (its required parameters by default)."""
+    needed = list(missing) if missing is not None else list(route.required)
+    wanted = [p for p in needed if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
+    ends = [p for p in needed if route.params.get(p) == "end_date" and have.get(p) in (None, "")]
+    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
+    for p in starts:
+        first = _date(have.get(p))
+        day = _date(fresh.get(p))
+        if (
+            ends
+            and first is not None
+            and day is not None
+            and day > first
+            and not any(e in fresh for e in ends)
+        ):
+            fresh = {**{k: v for k, v in fresh.items() if k != p}, ends[0]: fresh[p]}
     out = dict(fresh)
     for p in list(out):
         if (

@@ -130,6 +130,19 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
         slots = dataclasses.replace(slots, dates=[DateMention(0, 0, proposed)])
         decision = dataclasses.replace(decision, slots=slots)
     before = trip
+    asked = asked_slots(trip, specs)
+    if (
+        "end_date" in asked
+        and "start_date" not in asked
+        and trip.start_date is not None
+        and len(slots.dates) == 1
+        and not slots.end_marked
+        and slots.dates[0].last is None
+        and slots.dates[0].first > trip.start_date
+    ):
+        # "When do you come back?" "March 9th.": the day answers the question asked.
+        slots = dataclasses.replace(slots, end_marked=frozenset({0}))
+        decision = dataclasses.replace(decision, slots=slots)
     if decision.slots is not None:
         trip = update_trip(trip, slots, lone_place=_asked_place(trip, specs))
     # A day of this month that has passed, said alone (with "December 3" beside it, "the 10th" is plain).
@@ -228,7 +241,9 @@ def _requests(
             route = specs.routes.get(p.name)
             if route is None:
                 continue
-            adapted = followup.adapt(p, route, slots, None, pending=True)
+            adapted = followup.adapt(
+                p, route, slots, None, pending=True, missing=_missing(p, route, out.trip)
+            )
             if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
                 answers.append((p.name, adapted[0], [], 1.0, "answer"))
     if answers:
@@ -294,6 +309,13 @@ def _same_place(slots: Slots) -> bool:
     return any(
         p is not slots.origin and p.place.city_code == slots.origin.place.city_code for p in slots.places
     ) or bool(re.search(rf"\bto\s+{re.escape(slots.origin.text)}\b", slots.text, re.I))
+
+
+def _missing(request: ToolRequest, route: ToolRoute, trip: TripState) -> list[str]:
+    """What a waiting request still lacks: its required parameters, and those its trip's kind needs."""
+    flags = [trip.trip_kind] if trip.trip_kind else []
+    needed = [*route.required, *(p for f in flags for p in route.required_if.get(f, []))]
+    return [p for p in dict.fromkeys(needed) if request.params.get(p) in (None, "")]
 
 
 def _unknown_in(params: dict[str, Any], before: dict[str, Any], route: ToolRoute, unknown: list[str]) -> bool:

@@ -142,6 +142,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:(next|this|on|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b"
         ),
     ),
+    (
+        "this_month",
+        re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(this|next|the coming)\s+month\b"),
+    ),
     ("ordinal", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b")),
 ]
 
@@ -257,6 +261,13 @@ def _parse(
         return monday + dt.timedelta(days=WEEKDAYS[g[0] or g[1]]), None, False
     if kind == "weekday":
         return _weekday(today, WEEKDAYS[g[1]], g[0]), None, False
+    if kind == "this_month":  # "the 8th of this month": this month's, even once it has passed
+        month = today.month + (0 if g[1] == "this" else 1)
+        year = today.year + (month - 1) // 12
+        try:
+            return dt.date(year, (month - 1) % 12 + 1, int(g[0])), None, False
+        except ValueError:
+            return None
     if kind == "ordinal":
         day = int(g[0])
         for offset in range(0, 3):

@@ -254,6 +254,7 @@ def extract(
     spans = list(tagged or []) if lang == "en" else []
     if tagged is not None and lang == "en":
         _keep_tagged(slots, spans, catalogue)
+        _tagged_unknown(slots, spans, text)
     _assign_roles(text, slots, spans)
     slots.end_marked = frozenset(
         i
@@ -327,6 +328,22 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
     slots.ambiguous_places = {k: v for k, v in slots.ambiguous_places.items() if k not in dropped}
 
 
+def _tagged_unknown(slots: Slots, spans: Sequence[tuple[str, int, int]], text: str) -> None:
+    """Places the tagger found that the catalogue does not know ("El Sobrante", "Yountville"): unknown
+    places, which the traveller is asked about, or a forecast looks up by name."""
+    for label, s, e in spans:
+        name = text[s:e].strip(" ,.")
+        if (
+            label in _PLACE_LABELS
+            and len(name) >= 3
+            and name[:1].isupper()
+            and not any(p.start < e and s < p.end for p in slots.places)
+            and fold(name) not in {fold(u) for u in slots.unknown_places}
+            and not slots.countries
+        ):
+            slots.unknown_places.append(name)
+
+
 def _assign_roles(text: str, slots: Slots, spans: Sequence[tuple[str, int, int]] = ()) -> None:
     lowered = text.lower()
     roles: list[str | None] = []
@@ -367,6 +384,13 @@ def _assign_roles(text: str, slots: Slots, spans: Sequence[tuple[str, int, int]]
             roles[i + 1] = (
                 "destination" if roles[i + 1] is None or roles[i + 1] == "destination" else roles[i + 1]
             )
+    if len(slots.places) == 2 and roles == ["destination", "destination"]:
+        # "flights in Los Angeles ... to Las Vegas": of two places, the one "to" points at is where the
+        # trip goes; the other is where it starts.
+        marks = [lowered[max(0, p.start - 14) : p.start] for p in slots.places]
+        to = [i for i, m in enumerate(marks) if re.search(r"\b(?:to|into|towards)\s*$", m)]
+        if len(to) == 1:
+            roles[1 - to[0]] = "origin"
     if len(slots.places) == 2 and roles.count(None) == 1:
         missing = roles.index(None)
         roles[missing] = "destination" if "origin" in roles else "origin"
