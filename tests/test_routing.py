@@ -135,12 +135,18 @@ async def test_conversational_turns_route(router: Router) -> None:
     rows = sgd_rows("dev")
     intents = sample([r for r in rows if r["kind"] == "intent"], 150)
     replies = sample([r for r in rows if r["kind"] == "reply"], 50)
-    right = [set(r["expected_tools"]) == (await router.route(r["text"], today=SGD_TODAY)).intended for r in intents]
+    right = [
+        set(r["expected_tools"]) == (await router.route(r["text"], today=SGD_TODAY)).intended for r in intents
+    ]
     quiet = [not (await router.route(r["text"], today=SGD_TODAY)).intended for r in replies]
-    # Measured INTENT_MEASURED and REPLY_MEASURED (before the SGD turns were fitted on: INTENT_BEFORE and
-    # REPLY_BEFORE); the floors are nine tenths of them.
-    assert sum(right) / len(right) >= INTENT_FLOOR, [r["text"] for r, ok in zip(intents, right) if not ok]
-    assert sum(quiet) / len(quiet) >= REPLY_FLOOR, [r["text"] for r, ok in zip(replies, quiet) if not ok]
+    # Measured 0.867 and 0.96 (0.78 and 0.90 before the classifier was fitted on SGD's train turns): the
+    # floors leave a few messages of slack and stay above the old figures.
+    assert sum(right) / len(right) >= 0.82, [
+        r["text"] for r, ok in zip(intents, right, strict=True) if not ok
+    ]
+    assert sum(quiet) / len(quiet) >= 0.92, [
+        r["text"] for r, ok in zip(replies, quiet, strict=True) if not ok
+    ]
 
 
 async def test_a_new_tool_needs_only_its_declaration(query_embedder: OnnxEmbedder) -> None:

@@ -115,6 +115,11 @@ def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
     return None
 
 
+def asks_a_question(text: str) -> bool:
+    """Whether ``text`` opens with a question of its own ("Is Porto nice?", not "what about Porto?")."""
+    return bool(_QUESTION.match(text.lower()))
+
+
 def shape(
     text: str, slots: Slots, nouns: Mapping[str, str], unknown_places: Sequence[str] = ()
 ) -> Shape | None:
@@ -160,7 +165,7 @@ def shape(
         or slots.nonstop
         or slots.rooms is not None
     )
-    if other and not alternatives and (_QUESTION.match(lowered) or not changes):
+    if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes):
         return None
     return Shape(named, shifted[0] if shifted else None, changes, alternatives)
 

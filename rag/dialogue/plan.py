@@ -257,6 +257,11 @@ def _requests(
     nouns = specs.declared.nouns()
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     base = out.trip.pending or out.trip.last_calls or []
+    if shape is not None and shape.named and followup.asks_a_question(slots.text):
+        # "Which museums are free in Lisbon?" is a question for the guides, unless it is about the
+        # results of that same search ("Is there any other park?").
+        if not {c.name for c in base} & set(shape.named):
+            return [], set()
     if shape is None or not (shape.named or (shape.changes and base)):
         return [], set()
     out.followup = True
