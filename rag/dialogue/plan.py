@@ -258,9 +258,9 @@ def _requests(
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     base = out.trip.pending or out.trip.last_calls or []
     if shape is not None and shape.named and followup.asks_a_question(slots.text):
-        # "Which museums are free in Lisbon?" is a question for the guides, unless it is about the
-        # results of that same search ("Is there any other park?").
-        if not {c.name for c in base} & set(shape.named):
+        # "Which museums are free in Lisbon?" and "What's the address of that hotel?" are questions for
+        # the guides and the results shown; "Is there any other park?" asks that same search again.
+        if not (shape.again and {c.name for c in base} & set(shape.named)):
             return [], set()
     if shape is None or not (shape.named or (shape.changes and base)):
         return [], set()
