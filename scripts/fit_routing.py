@@ -210,7 +210,8 @@ def fit_thresholds(
             plateau = sorted((f, k) for s, f, k in found if s == best)
             t.fire[tool], t.keyword[tool] = plateau[len(plateau) // 2]
         found_veto = []
-        for veto in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.01]:
+        # Fine steps at the top: fitted on conversational replies too, the none head is often sure.
+        for veto in [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99, 0.995, 1.01]:
             t.none_veto = veto
             found_veto.append((score(everyone, NONE), veto))
         best = max(s for s, _ in found_veto)

@@ -25,7 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.dialogue import followup
-from rag.dialogue.forecast import Climate, asked_span, climate, fit, full_date, later_note, params_span
+from rag.dialogue.forecast import (
+    Climate,
+    Window,
+    asked_span,
+    climate,
+    fit,
+    full_date,
+    later_note,
+    params_span,
+)
 from rag.dialogue.trip import ToolRequest, TripState, complete_params, shift_trip, update_trip
 from rag.i18n import join_list, message
 from rag.routing.config import ToolRoute
@@ -257,11 +266,15 @@ def _requests(
     nouns = specs.declared.nouns()
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     base = out.trip.pending or out.trip.last_calls or []
-    if shape is not None and shape.named and followup.asks_a_question(slots.text):
-        # "Which museums are free in Lisbon?" and "What's the address of that hotel?" are questions for
-        # the guides and the results shown; "Is there any other park?" asks that same search again.
-        if not (shape.again and {c.name for c in base} & set(shape.named)):
-            return [], set()
+    # "Which museums are free in Lisbon?" and "What's the address of that hotel?" are questions for
+    # the guides and the results shown; "Is there any other park?" asks that same search again.
+    if (
+        shape is not None
+        and shape.named
+        and followup.asks_a_question(slots.text)
+        and not (shape.again and {c.name for c in base} & set(shape.named))
+    ):
+        return [], set()
     if shape is None or not (shape.named or (shape.changes and base)):
         return [], set()
     out.followup = True
@@ -414,17 +427,18 @@ def _settle(
             if said_past:
                 passed[name] = said_past.isoformat()
             gaps += [p for p in _start_params(route) or dates[:1] if p not in gaps]
-        if not gaps and spec is not None and spec.horizon_days is not None:
-            timed = _forecast(completed, time, out)
+        window = _window(spec, route)
+        if not gaps and window is not None:
+            timed = _forecast(completed, time, out, window, route)
             if timed is None:
                 continue  # beyond the horizon: the note and the guides' climate answer instead
             if isinstance(timed, str):
                 passed[name] = timed
-                gaps.append("start_date")
-                completed.pop("start_date", None)
+                gaps.append(window.start)
+                completed.pop(window.start, None)
             else:
-                if _from_trip(completed, time) and "start_date" in timed:
-                    taken.append("start_date")
+                if _from_trip(completed, time, window) and window.start in timed:
+                    taken.append(window.start)
                 completed = timed
         for p, low, high in _out_of_range(spec, completed):
             # "45 nights": the tool would refuse it; said, and asked for again.
@@ -490,22 +504,35 @@ def _repeats(name: str, said: dict[str, Any], completed: dict[str, Any], via: st
     )
 
 
-def _from_trip(params: dict[str, Any], time: _Time) -> bool:
+def _window(spec: ToolSpec | None, route: ToolRoute) -> Window | None:
+    """A tool whose results reach only so far ahead (a forecast), with its first-day and count
+    parameters as its slots name them; None for any other tool."""
+    if spec is None or spec.horizon_days is None:
+        return None
+    start = next((p for p, s in route.params.items() if s == "start_date"), None)
+    days = next((p for p, s in route.params.items() if s == "forecast_days"), None)
+    return Window(spec.horizon_days, start, days) if start else None
+
+
+def _from_trip(params: dict[str, Any], time: _Time, window: Window) -> bool:
     """Whether the forecast's days are the trip's, not the message's (then they are said as assumed)."""
     slots = time.slots
-    return "start_date" not in params and slots.start_date is None and slots.month is None
+    return window.start not in params and slots.start_date is None and slots.month is None
 
 
-def _forecast(params: dict[str, Any], time: _Time, out: Plan) -> dict[str, Any] | str | None:
+def _forecast(
+    params: dict[str, Any], time: _Time, out: Plan, window: Window, route: ToolRoute
+) -> dict[str, Any] | str | None:
     """The forecast's parameters for the days asked about; the days as said when they have passed; or
     None when they are beyond the horizon (then ``out`` gets the note and the climate to search)."""
-    span = params_span(params, time.slots) or asked_span(
+    span = params_span(params, time.slots, window) or asked_span(
         time.slots, time.trip, trip_applies=time.about_trip, today=time.today
     )
-    timed = fit(params, span, time.today, time.lang)
+    timed = fit(params, span, time.today, time.lang, window)
     if timed.later is not None:
-        out.notes.append(later_note(timed.later, time.lang))
-        out.climate = climate(timed.later, str(params.get("city", "")))
+        out.notes.append(later_note(timed.later, time.lang, window.horizon))
+        place = next((params[p] for p, s in route.params.items() if s in PLACE_SLOTS and p in params), "")
+        out.climate = climate(timed.later, str(place))
         return None
     if timed.passed is not None:
         return timed.passed

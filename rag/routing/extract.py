@@ -256,11 +256,15 @@ def extract(
         _keep_tagged(slots, spans, catalogue)
         _tagged_unknown(slots, spans, text)
     _assign_roles(text, slots, spans)
+    # A single day said as the end ("returning the 10th"); a range carries its own end.
     slots.end_marked = frozenset(
         i
         for i, d in enumerate(slots.dates)
-        if _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
-        or any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+        if d.last is None
+        and (
+            _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+            or any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+        )
     )
     _travellers(lowered, slots)
     rooms = _ROOMS.search(lowered)
