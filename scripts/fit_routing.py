@@ -2,17 +2,19 @@
 
     python scripts/fit_routing.py [--write]             # the tool classifier
     python scripts/fit_routing.py --no-sgd              # without the SGD turns, for comparison
+    python scripts/fit_routing.py --sgd-weight 1 --sgd-inform 0.25   # the other options measured
     python scripts/fit_routing.py --examples [--write]  # the examples' thresholds in the declarations
 
 The tool classifier (rag/routing/classifier.py) is one calibrated logistic head per tool plus "none"
 over the query embedding. It is fitted on the public intent messages (../shared/data, CLINC150 and
 SNIPS train/validation splits mapped to our tools) minus a held-out fifth, our dev set
 (tests/data/routing_dev.jsonl, weighted up: it says what our tools mean), the examples in
-routes.yaml, and user turns of travel conversations (scripts/sgd_routing.py: the Schema-Guided Dialogue
-train split, Rastogi et al., AAAI 2020, CC BY-SA 4.0; turns stating an intent labelled with its tool,
-replies such as "that works", "when does it land?" or "anything else?" labelled none; weighted down so
-the public messages' behaviour holds). Public "things to do in X" messages are left out: the public mapping calls them activity
-searches, our own labels answer them from the guides. Scores are calibrated by Platt scaling on 5-fold
+routes.yaml, and user turns of travel conversations (scripts/sgd_routing.py: the Schema-Guided
+Dialogue train split, Rastogi et al., AAAI 2020, CC BY-SA 4.0; turns stating an intent labelled with
+its tool, replies such as "that works", "when does it land?" or "anything else?" labelled none;
+weighted down so the public messages' behaviour holds, and only in the heads and thresholds of the
+four tools SGD speaks of, and none's). Public "things to do in X" messages are left out: the public
+mapping calls them activity searches, our own labels answer them from the guides. Scores are calibrated by Platt scaling on 5-fold
 out-of-fold scores, and the decision thresholds are fitted on those out-of-fold probabilities, through
 the router's own ``decide``, so the dev figures printed are out-of-fold too. --write stores the weights
 and thresholds in rag/routing/tool_classifier.npz. Never fitted on: the public held-out fifth and

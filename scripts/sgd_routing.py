@@ -7,7 +7,7 @@ From the Schema-Guided Dialogue dataset (Rastogi et al., "Towards Scalable Multi
 Agents: The Schema-Guided Dialogue Dataset", AAAI 2020), CC BY-SA 4.0: the travel dialogues in
 ../shared/data/sgd-travel (read by scripts/sgd_data.py). The tool classifier is fitted on the train
 split's turns (scripts/fit_routing.py); the dev split is only measured. Each user turn is labelled by
-its dialogue acts, one of three kinds:
+its dialogue acts, one of four kinds:
 
 - "intent": a frame's acts hold INFORM_INTENT (the user states a new intent). Labelled with our tool
   for the intent (scripts/sgd_data.METHODS: flight searches and reservations -> flight_search, hotel
@@ -114,22 +114,28 @@ async def _shipped_router_figures(split: str) -> None:
     from scripts.routing_data import CachedEmbed
 
     config = load_config()
-    rows = sgd_rows(split, KINDS)
+    # The labelled turns as fit_routing.py scores them, then the unlabelled kinds apart.
+    parts = {"scored": sgd_rows(split), **{k: sgd_rows(split, (k,)) for k in ("inform", "forecast")}}
+    got: dict[str, list[set[str]]] = {}
     async with CachedEmbed() as embed:
-        router = await Router.create(config, LocationCatalogue.load(), ToolCatalogue.builtin(), embed)
-        vectors = await embed.matrix([r["text"] for r in rows])
-        got = [
-            (await router.route(r["text"], v.tolist(), today=TODAY)).intended
-            for r, v in zip(rows, vectors, strict=True)
-        ]
+        router = await Router.create(
+            config, LocationCatalogue.load(), ToolCatalogue.builtin(), embed, today=lambda: TODAY
+        )
+        for name, rows in parts.items():
+            vectors = await embed.matrix([r["text"] for r in rows])
+            got[name] = [
+                (await router.route(r["text"], v.tolist(), today=TODAY)).intended
+                for r, v in zip(rows, vectors, strict=True)
+            ]
+    scored = list(zip(parts["scored"], got["scored"], strict=True))
     for kind in ("intent", "reply"):
-        pairs = [(set(r["expected_tools"]), g) for r, g in zip(rows, got, strict=True) if r["kind"] == kind]
+        pairs = [(set(r["expected_tools"]), g) for r, g in scored if r["kind"] == kind]
         print(f"\n== SGD {split}, {kind} turns\n{format_report(report(pairs, config.tools))}")
-    pairs = [(set(r["expected_tools"]), g) for r, g in zip(rows, got, strict=True) if r["kind"] != "inform"]
+    pairs = [(set(r["expected_tools"]), g) for r, g in scored]
     print(f"\n== SGD {split}, intent and reply turns\n{format_report(report(pairs, config.tools))}")
     for kind in ("inform", "forecast"):
-        fired = Counter(t for r, g in zip(rows, got, strict=True) if r["kind"] == kind for t in g or {"-"})
-        n = sum(r["kind"] == kind for r in rows)
+        fired = Counter(t for g in got[kind] for t in g or {"-"})
+        n = len(got[kind])
         print(f"\n{kind} turns ({n}), share calling each tool (- for none): ", end="")
         print(", ".join(f"{t} {c / n:.3f}" for t, c in fired.most_common()))
 
