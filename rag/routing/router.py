@@ -123,6 +123,10 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 SHORT_REQUEST_WORDS = 6
+# A keyword and one of the tool's details fire it when the classifier gives it at least this much and
+# this many times what it gives none.
+KEYWORD_LEANING = 0.5
+LEANING_RATIO = 5.0
 
 
 class IntentClassifier(Protocol):
@@ -185,6 +189,16 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
         elif a.asked and known and c is not None and score >= c.probabilities.get(NONE, 1.0):
             # "get me a plane ticket to austin": the keyword, an ask, and the classifier leaning
             # more to this tool than to none.
+            chosen[name] = (score, "keyword")
+        elif (
+            known
+            and c is not None
+            and score >= KEYWORD_LEANING
+            and score >= LEANING_RATIO * c.probabilities.get(NONE, 1.0)
+            and any(params.get(p) is not None for p in route.required)
+        ):
+            # "hotel en Madrid el 31 de febrero": its keyword, one of its details, and the classifier
+            # leaning far more to it than to none, though below its keyword threshold.
             chosen[name] = (score, "keyword")
     if not chosen and not vetoed:
         # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
