@@ -197,8 +197,11 @@ def adapt(
         old_start = _date(next((params.get(p) for p in starts if p in params), None))
         old_end = _date(next((params.get(p) for p in ends if p in params), None))
         new_start = _date(next(fresh[p] for p in starts if p in fresh))
-        for p in ends:
-            params.pop(p, None)
+        if old_start is None and old_end is not None and new_start is not None and old_end > new_start:
+            pass  # the end was said first ("returning the 11th"), the first day now: both stay
+        else:
+            for p in ends:
+                params.pop(p, None)
         if (
             not any(p in fresh for p in ends)
             and "nights" not in fresh

@@ -67,8 +67,11 @@ def update_trip(state: TripState, slots: Slots, lone_place: str | None = None) -
     if slots.start_date:
         end = slots.end_date
         nights = slots.nights if slots.nights is not None else state.nights
-        if end is None and nights and slots.nights is None and state.end_date is not None:
-            end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the stay's length
+        if end is None and state.end_date is not None and slots.nights is None:
+            if state.start_date is None and state.end_date > slots.start_date:
+                end = state.end_date  # "returning the 11th", then "leaving tomorrow": both ends said
+            elif nights:
+                end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the length
         changes.update(start_date=slots.start_date, end_date=end, month=None)
     elif slots.end_date:
         changes["end_date"] = slots.end_date  # "returning the 10th": the first day stays

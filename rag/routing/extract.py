@@ -263,7 +263,11 @@ def extract(
         if d.last is None
         and (
             _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
-            or any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+            # The tagger's word for it only beside another day, of which it says which is the end.
+            or (
+                len(slots.dates) > 1
+                and any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+            )
         )
     )
     _travellers(lowered, slots)
