@@ -71,7 +71,9 @@ def test_the_forecast_covers_the_days_within_its_horizon(span: Span | None, para
 def test_beyond_the_horizon_or_past_there_is_no_forecast() -> None:
     april = Span(dt.date(2027, 4, 10), dt.date(2027, 4, 14))
     assert fit({"city": "Tokyo"}, april, TODAY, "en", WINDOW).later == april
-    assert fit({}, Span(TODAY + dt.timedelta(days=16), TODAY + dt.timedelta(days=16)), TODAY, "en", WINDOW).later
+    assert fit(
+        {}, Span(TODAY + dt.timedelta(days=16), TODAY + dt.timedelta(days=16)), TODAY, "en", WINDOW
+    ).later
     assert fit({}, Span(dt.date(2025, 3, 1), dt.date(2025, 3, 1)), TODAY, "en", WINDOW).passed == "2025-03-01"
     month = Span(dt.date(2025, 4, 1), dt.date(2025, 4, 30), month=True)
     assert fit({}, month, TODAY, "es", WINDOW).passed == "abril de 2025"
