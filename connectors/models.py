@@ -154,6 +154,11 @@ class FlightOffer(Result):
         return self.itineraries[0].segments[-1].destination
 
     @property
+    def carriers(self) -> frozenset[str]:
+        """The marketing carriers of every flight of the offer ({"UA"} for United all the way)."""
+        return frozenset(s.carrier for it in self.itineraries for s in it.segments)
+
+    @property
     def identity(self) -> str:
         legs = "|".join(
             f"{s.flight}@{s.departure:%Y-%m-%dT%H:%M}" for it in self.itineraries for s in it.segments

@@ -225,3 +225,21 @@ async def test_ten_places_in_one_message_are_not_ten_searches(talk: Conversation
         "departure_date": "2026-12-03",
         "destination": "ROM",
     }
+
+
+async def test_a_kind_of_place_narrows_the_last_activity_search(talk: Conversation) -> None:
+    await talk.say("find attractions in London")
+    museum = await talk.say("How about a museum?")
+    assert calls(museum)["activity_search"]["category"] == "museum"
+    assert calls(museum)["activity_search"]["city"] in ("LON", "London")
+
+
+async def test_an_airline_narrows_the_last_flight_search(talk: Conversation) -> None:
+    await talk.say("flights from Boston to Denver on December 3")
+    united = await talk.say("I'd rather fly with United")
+    assert calls(united)["flight_search"] == {
+        "origin": "BOS",
+        "destination": "DEN",
+        "departure_date": "2026-12-03",
+        "airline": "UA",
+    }

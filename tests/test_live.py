@@ -271,7 +271,7 @@ async def test_third_party_text_is_inert_data(live, embedder) -> None:  # type: 
     from connectors.locations import LocationCatalogue
     from rag.routing.factory import build_router
 
-    router = await build_router(Settings(), embedder, LocationCatalogue.load())
+    router = await build_router(Settings(), embedder, LocationCatalogue.load(), TOOLS)
     decision = await router.route("what activities did you find in Rome?")
     assert decision.tools == [] and decision.missing == {}
     assert service.provider_calls == 0  # nothing was called because of the description

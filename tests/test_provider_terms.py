@@ -56,8 +56,8 @@ async def test_open_meteo_data_carries_its_attribution_into_the_answer(sandbox_u
     assert call.to_json()["attribution"] == OPEN_METEO
     source = live_source(call.results[0])
     assert source["attribution"] == OPEN_METEO
-    assert label("en", source).startswith("weather forecast, open_meteo, fetched ")
-    assert label("en", source).endswith(OPEN_METEO)
+    assert label("en", source, TOOLS).startswith("weather forecast, open_meteo, fetched ")
+    assert label("en", source, TOOLS).endswith(OPEN_METEO)
 
 
 async def test_synthetic_sandbox_data_credits_no_one(sandbox_url: str) -> None:

@@ -58,7 +58,7 @@ def set_faults(session: ToolSession, **faults: Any) -> None:
 
 @pytest.fixture
 async def sandbox_tools(make_settings: Callable[..., Settings]) -> AsyncIterator[ToolSession]:
-    async with open_tools(make_settings(**fast())) as session:
+    async with open_tools(make_settings(**fast()), TOOLS.params_models()) as session:
         yield session
 
 

@@ -160,7 +160,7 @@ def shape(
         or unknown_places
         or any(
             getattr(slots, n) is not None
-            for n in ("adults", "children", "infants", "nights", "cabin", "max_price")
+            for n in ("adults", "children", "infants", "nights", "cabin", "max_price", "category", "airline")
         )
         or slots.nonstop
         or slots.rooms is not None
@@ -193,6 +193,7 @@ def adapt(
     params = dict(base.params)
     starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
     ends = [p for p, s in route.params.items() if s == "end_date"]
+    counts = [p for p, s in route.params.items() if s == "nights"]
     if any(p in fresh for p in starts):
         old_start = _date(next((params.get(p) for p in starts if p in params), None))
         old_end = _date(next((params.get(p) for p in ends if p in params), None))
@@ -204,7 +205,7 @@ def adapt(
                 params.pop(p, None)
         if (
             not any(p in fresh for p in ends)
-            and "nights" not in fresh
+            and not any(p in fresh for p in counts)
             and old_start
             and old_end
             and new_start
@@ -220,13 +221,14 @@ def adapt(
                 moved = True
         if not moved:
             return None
-    if "nights" in fresh and not any(p in fresh for p in ends):
+    if any(p in fresh for p in counts) and not any(p in fresh for p in ends):
         for p in ends:
             params.pop(p, None)
     params.update(fresh)
-    if "check_out" in params and "nights" in params:
-        params.pop("nights")
-    if _same_place(params):
+    if any(p in params for p in ends):
+        for p in counts:
+            params.pop(p, None)  # an end date and a count of nights: the date wins
+    if _same_place(params, route):
         return None
     if params == base.params and not again:
         return None
@@ -306,8 +308,10 @@ def _answering(
     return out
 
 
-def _same_place(params: Mapping[str, Any]) -> bool:
-    origin, destination = params.get("origin"), params.get("destination")
+def _same_place(params: Mapping[str, Any], route: ToolRoute) -> bool:
+    """ "from Paris to Paris": the tool's origin and destination, as its slots name them, are one place."""
+    origin = next((params.get(p) for p, s in route.params.items() if s == "origin"), None)
+    destination = next((params.get(p) for p, s in route.params.items() if s == "destination"), None)
     return bool(origin) and origin == destination
 
 

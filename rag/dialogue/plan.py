@@ -131,7 +131,7 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     slots = decision.slots or Slots()
     proposed, trip = (
         trip.proposed_date,
-        trip.model_copy(update={"turn": trip.turn + 1, "proposed_date": None}),
+        trip.model_copy(update={"turn": (trip.turn or 0) + 1, "proposed_date": None}),
     )
     reply = _reply(slots.text)
     if reply == "yes" and proposed is not None and not slots.dates:
@@ -220,9 +220,9 @@ def plan(decision: RouteDecision, trip: TripState, specs: ToolSpecs, today: dt.d
     kept = [
         p
         for p in before.pending or []
-        if p.name not in settled and p.name not in answered and trip.turn - p.turn < PENDING_TURNS
+        if p.name not in settled and p.name not in answered and (trip.turn or 0) - p.turn < PENDING_TURNS
     ]
-    pending = [p.model_copy(update={"turn": trip.turn}) for p in pending]
+    pending = [p.model_copy(update={"turn": trip.turn or 0}) for p in pending]
     out.trip = out.trip.model_copy(update={"pending": [*kept, *pending] or None})
     out.assumed_note = _assumed_note(out.calls, out.trip, specs.routes, lang)
     return out
@@ -488,8 +488,8 @@ def _out_of_range(spec: ToolSpec | None, params: Mapping[str, Any]) -> list[tupl
 def _repeats(name: str, said: dict[str, Any], completed: dict[str, Any], via: str, trip: TripState) -> bool:
     """Whether a tool the router picked from the message's words would only repeat the last call: the
     message names nothing new for it and the conversation completes it to the very same parameters."""
-    if via not in ("semantic", "keyword", "llm", "conversation"):
-        return False
+    if via not in ("semantic", "keyword", "llm", "conversation") or said:
+        return False  # a message that says the search itself again wants its results again
     last = next((c.params for c in trip.last_calls or [] if c.name == name), None)
     if last is None or set(last) != set(completed):
         return False

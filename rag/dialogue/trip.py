@@ -44,7 +44,7 @@ class TripState(BaseModel):
     last_calls: list[ToolRequest] | None = None
     pending: list[ToolRequest] | None = None
     # The conversation's messages so far (a waiting request left unanswered for a while is dropped).
-    turn: int = 0
+    turn: int | None = None
     # A day the assistant proposed and asked about ("do you mean 5 December?"), which a "yes" accepts.
     proposed_date: dt.date | None = None
 

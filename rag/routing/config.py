@@ -42,6 +42,8 @@ SLOTS = frozenset(
         "forecast_days",
         "rooms",
         "start_or_month",
+        "category",
+        "airline",
     }
 )
 # What a message or the trip may say of a trip that changes which parameters a tool needs.

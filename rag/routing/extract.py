@@ -1,4 +1,5 @@
-"""The deterministic parameter extractor: places, dates, months, travellers, nights, cabin, budget. Pure.
+"""The deterministic parameter extractor: places, dates, months, travellers, nights, cabin, budget, and
+what a search is narrowed to (a kind of place, an airline: rag.routing.filters). Pure.
 
 Places come from rag.routing.places and get a role here from the words before them ("from X" origin;
 "to/in/at X" destination; "X to Y").
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from connectors.locations import LocationCatalogue, Place, fold
 from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
+from rag.routing.filters import find_airline, find_category
 from rag.routing.months import find_months
 from rag.routing.places import PlaceMention, find_places, needs_anchor
 
@@ -189,6 +191,8 @@ class Slots:
     compared: bool = False  # places set side by side ("Rome or Paris?"): neither an origin nor the trip's
     round_trip: bool = False  # "a round trip", "return flight": a return date is needed
     one_way: bool = False  # "one way": no return date
+    category: str | None = None  # a kind of place ("museum", "park"): connectors.params.ActivityCategory
+    airline: str | None = None  # an airline named ("with United"): its IATA code
     # Dates said as the end of a trip or a stay ("returning the 10th", "check out on the 12th"), by
     # their index in ``dates``.
     end_marked: frozenset[int] = frozenset()
@@ -255,6 +259,15 @@ def extract(
     if tagged is not None and lang == "en":
         _keep_tagged(slots, spans, catalogue)
         _tagged_unknown(slots, spans, text)
+    slots.category = find_category(lowered)
+    airline = find_airline(text)
+    if airline is not None:  # an airline's name is no place ("fly with Alaska Airlines")
+        slots.airline, start, end = airline
+        name = fold(text[start:end])
+        slots.places = [p for p in slots.places if not (p.start < end and start < p.end)]
+        slots.unknown_places = [
+            u for u in slots.unknown_places if fold(u) not in name and name not in fold(u)
+        ]
     _assign_roles(text, slots, spans)
     # A single day said as the end ("returning the 10th"); a range carries its own end.
     slots.end_marked = frozenset(

@@ -6,7 +6,7 @@ from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="activity_search",
-    description="Find tours and activities to book in or around a city.",
+    description="Find tours, activities and sights (museums, parks, churches, theatres, ...) in or around a city.",
     params=ActivitySearchParams,
     result=Activity,
     freshness=7 * 86400,
@@ -86,6 +86,7 @@ SPEC = ToolSpec(
         "required": ["city"],
         "params": {
             "city": "place",
+            "category": "category",
         },
         "ask": {
             "city": "which city you want activities in",

@@ -107,6 +107,7 @@ SPEC = ToolSpec(
             "nonstop": "nonstop",
             "max_price": "max_price",
             "currency": "currency",
+            "airline": "airline",
         },
         "ask": {
             "origin": "where you are flying from",
