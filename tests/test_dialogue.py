@@ -243,3 +243,29 @@ async def test_an_airline_narrows_the_last_flight_search(talk: Conversation) -> 
         "departure_date": "2026-12-03",
         "airline": "UA",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "places", "unknown"),
+    [
+        ("I have a plan to make a trip, will you check the weather on March 6th?", [], []),
+        ("Okay.", [], []),
+        ("Can you help me find a one way flight, preferably on Delta Airlines.", [], []),
+        ("Make the check in date for the 7th of this month.", [], []),
+        ("Hi, I am planning a trip with my family, Can you show me some attractions?", [], []),
+        ("From which Airport does the flight leave?", [], []),
+        ("What is the weather like in Bodega Bay?", [], ["Bodega Bay"]),
+        ("I want to do a weather check at San Anselmo", [], ["San Anselmo"]),
+        ("Can you also look into Toronto, Ontario for March 13th?", ["YTO"], []),
+        ("flights from London to Paris", ["LON", "PAR"], []),
+        ("what about Porto?", ["OPO"], []),
+    ],
+)
+async def test_a_word_is_a_place_only_when_it_is_one(
+    router: Router, text: str, places: list[str], unknown: list[str]
+) -> None:
+    """Measured on public dialogues: "make" read as Mackay, "Okay" as Les Cayes, "Delta" as Delta (BC),
+    "Bodega Bay" as Baia Mare. The slot tagger and the rules now agree on what a name is."""
+    slots = (await router.analyse(text, today=TODAY)).slots
+    assert [p.place.city_code for p in slots.places] == places
+    assert slots.unknown_places[: len(unknown)] == unknown

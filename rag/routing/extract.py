@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from wordfreq import zipf_frequency
+
 from connectors.locations import LocationCatalogue, Place, fold
 from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
@@ -319,6 +321,23 @@ def extract(
 
 
 _PLACE_LABELS = frozenset({"origin", "destination", "place"})
+# Words so common that a capital letter says nothing of them being a name ("Can you ...").
+COMMON_WORD_ZIPF = 5.0
+# What may stand beside a place name inside the tagger's span: a state or country qualifier.
+_QUALIFIER = re.compile(r"[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?")
+# Capitalised words beside a name that do not make it part of a longer one.
+_JOINERS = frozenset("and or to from in at for the i on".split())
+# Provinces and states that follow a city's name to say which one (US states and countries are known
+# to the catalogue already).
+PROVINCES = frozenset(
+    {
+        "ontario", "quebec", "alberta", "manitoba", "saskatchewan", "yukon", "nunavut", "british columbia",
+        "nova scotia", "new brunswick", "newfoundland", "prince edward island", "new south wales",
+        "victoria", "queensland", "tasmania", "western australia", "south australia", "england",
+        "scotland", "wales",
+    }
+)  # fmt: skip
+_NAMES = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _AIRLINE_AFTER = re.compile(r"\s*(?:air\b|airlines?\b|airways\b|express\b)", re.IGNORECASE)
 
 
@@ -326,24 +345,68 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
     """Names that are everyday words ("make", "date", "okay", "Delta"; not a well-known city's own name,
     as "Porto") count as places only where the tagger marked a place."""
     placed = [(s, e) for label, s, e in spans if label in _PLACE_LABELS]
+    # Only spans the tagger is fairly sure of mark where a longer name goes on ("Bodega Bay").
 
     def tagged(p: PlaceMention) -> bool:
         return any(s < p.end and p.start < e for s, e in placed)
 
     def wordy(p: PlaceMention) -> bool:
+        if "," in p.text:
+            return False  # "Paris, Texas": a name with its state or country is meant as one
         key = fold(p.text)
         return (" " not in key and len(key) <= 3) or needs_anchor(catalogue, key, p.place)
 
-    def proper(p: PlaceMention) -> bool:  # "what about Porto?", not "Okay." or "on Delta Airlines"
+    def proper(
+        p: PlaceMention,
+    ) -> bool:  # "what about Porto?", not "Okay.", ", Can you" or "on Delta Airlines"
         before = slots.text[: p.start].rstrip()
         return (
             p.text[:1].isupper()
             and bool(before)
-            and before[-1] not in '.!?:;"('
+            and before[-1] not in '.!?:;"(,'
             and not _AIRLINE_AFTER.match(slots.text[p.end :])
+            and zipf_frequency(fold(p.text), "en") < COMMON_WORD_ZIPF
         )
 
-    kept = [p for p in slots.places if tagged(p) or proper(p) or not wordy(p)]
+    def fragment(p: PlaceMention) -> bool:
+        """A piece of a longer name: "Bay" of "Bodega Bay", "San" of "San Anselmo" (the tagger's place
+        span, or the capitalised word right next to it, goes beyond the mention)."""
+        for s, e in placed:
+            if s < p.end and p.start < e and (s < p.start - 1 or e > p.end + 1):
+                outside = " ".join((slots.text[s : p.start] + " " + slots.text[p.end : e]).split()).strip(
+                    " ,"
+                )
+                if _NAMES.fullmatch(outside) and not _QUALIFIER.fullmatch(outside):
+                    return True
+        after = re.match(r"\s+([A-Z][a-z]+)", slots.text[p.end :])
+        before = re.search(r"([A-Z][a-z]+)\s+$", slots.text[: p.start])
+        beside = [m.group(1) for m in (after, before) if m is not None]
+        return wordy(p) and any(
+            catalogue.resolve(w) is None
+            and w.lower() not in _JOINERS
+            and zipf_frequency(w.lower(), "en") < COMMON_WORD_ZIPF
+            for w in beside
+        )
+
+    pieces = [p for p in slots.places if fragment(p)]
+    kept = [p for p in slots.places if p not in pieces and (tagged(p) or proper(p) or not wordy(p))]
+    for p in pieces:  # the whole name the piece belongs to, which nobody knows: asked about, or looked up
+        whole = re.search(rf"(?:[A-Z][a-z]+\s+)*{re.escape(p.text)}(?:\s+[A-Z][a-z]+)*", slots.text)
+        if whole is not None and whole.group(0) != p.text and whole.group(0) not in slots.unknown_places:
+            slots.unknown_places.insert(0, whole.group(0))
+    # Two places in one tagged name: "Toronto, Ontario" is Toronto, its province only says which. (A
+    # list of places the tagger ran together, "Paris, Rome, Berlin", is a list.)
+    for s, e in placed:
+        inside = [p for p in kept if s <= p.start and p.end <= e]
+        if (
+            len(inside) == 2
+            and slots.text[inside[0].end : inside[1].start].strip() == ","
+            and (
+                fold(inside[1].text) in PROVINCES
+                or catalogue.qualified(fold(inside[0].text), fold(inside[1].text)) is not None
+            )
+        ):
+            kept.remove(inside[1])
     dropped = {p.text for p in slots.places} - {p.text for p in kept}
     slots.places = kept
     slots.ambiguous_places = {k: v for k, v in slots.ambiguous_places.items() if k not in dropped}
@@ -362,7 +425,9 @@ def _tagged_unknown(slots: Slots, spans: Sequence[tuple[str, int, int]], text: s
             and fold(name) not in {fold(u) for u in slots.unknown_places}
             and not slots.countries
         ):
-            slots.unknown_places.append(name)
+            # "Bodega Bay" replaces the "Bodega" the rules found in it.
+            slots.unknown_places = [u for u in slots.unknown_places if fold(u) not in fold(name)]
+            slots.unknown_places.insert(0, name)
 
 
 def _assign_roles(text: str, slots: Slots, spans: Sequence[tuple[str, int, int]] = ()) -> None:

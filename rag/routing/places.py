@@ -27,7 +27,7 @@ AMBIGUOUS = frozenset(
 # Words that are never a place, whatever precedes them ("Is Porto nice in spring?", "in Economy class").
 NEVER_PLACES = frozenset(
     "spring summer autumn fall winter weekend today tomorrow tonight economy business premium first class "
-    "airlines airline airways".split()
+    "airlines airline airways airport airports station downtown".split()
 )
 WORD_LANGUAGES = ("en", "es", "fr", "de", "pt", "it")
 WORDLIKE_ZIPF = 3.3  # about once in 500,000 words: "nice" 5.4, "orlando" 4.0, "lisbon" 3.6, "zzyzx" 0
