@@ -113,7 +113,11 @@ class Plan:
         """The trip with ``made`` (the calls that went out) as the calls a follow-up will change."""
         if not made:
             return self.trip
-        last = [ToolRequest(name=c.name, params=c.params) for c in self.calls if c.name in made]
+        last = [
+            ToolRequest(name=c.name, params=c.params, turn=self.trip.turn or 0)
+            for c in self.calls
+            if c.name in made
+        ]
         return self.trip.model_copy(update={"last_calls": last})
 
 
@@ -241,9 +245,10 @@ def _requests(
     own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
     own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
     waiting = {p.name: p for p in out.trip.pending or []}
-    # Tools the message names outright (a command, or its own words) take the message's values; a tool
-    # the router only scored may be an answer misread ("Yes, London will be fine" is no forecast).
-    named = [r for r in own if decision.vias.get(r[0]) in ("command", "llm") or r[0] in decision.keywords]
+    # A tool asked for outright (a command, the LLM, or the classifier sure of it) takes the message's
+    # values; one found from a keyword alone ("anywhere in New York" is no inspiration search) yields to
+    # an answer to what the assistant asked, as a tool scored lower does.
+    named = [r for r in own if decision.vias.get(r[0]) in ("command", "llm", "semantic")]
     answers: list[Request] = []
     if decision.slots is not None and not named:
         for p in waiting.values():
@@ -255,6 +260,15 @@ def _requests(
             )
             if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
                 answers.append((p.name, adapted[0], [], 1.0, "answer"))
+    asked_last = max((p.turn for p in waiting.values()), default=0)
+    searched_last = max((c.turn for c in out.trip.last_calls or []), default=0)
+    if answers and searched_last > asked_last and not own:
+        # A search made since the question: "What about the 12th?" changes that search, not the question.
+        changed = _follow_up(
+            decision, slots, unknown, specs, lang, out, out.trip.last_calls or [], quiet=True
+        )
+        if changed:
+            return changed, set()
     if answers:
         return answers, {a[0] for a in answers}
     if own:
@@ -263,9 +277,27 @@ def _requests(
             (n, {**waiting[n].params, **params}, a, c, v) if n in waiting else (n, params, a, c, v)
             for n, params, a, c, v in own
         ], set()
+    return _follow_up(
+        decision, slots, unknown, specs, lang, out, out.trip.pending or out.trip.last_calls or []
+    ), set()
+
+
+def _follow_up(
+    decision: RouteDecision,
+    slots: Slots,
+    unknown: list[str],
+    specs: ToolSpecs,
+    lang: str,
+    out: Plan,
+    base: list[ToolRequest],
+    *,
+    quiet: bool = False,
+) -> list[Request]:
+    """The calls a follow-up stands for on ``base`` (the waiting or the last requests), with ``out``
+    marked a follow-up, its trip shifted, or a question asked when it does not apply (none when
+    ``quiet``: the caller has another reading of the message)."""
     nouns = specs.declared.nouns()
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
-    base = out.trip.pending or out.trip.last_calls or []
     # "Which museums are free in Lisbon?" and "What's the address of that hotel?" are questions for
     # the guides and the results shown; "Is there any other park?" asks that same search again.
     if (
@@ -274,9 +306,14 @@ def _requests(
         and followup.asks_a_question(slots.text)
         and not (shape.again and {c.name for c in base} & set(shape.named))
     ):
-        return [], set()
+        return []
     if shape is None or not (shape.named or (shape.changes and base)):
-        return [], set()
+        return []
+    if quiet:
+        f = followup.interpret(shape, slots, base, specs.routes)
+        return [
+            (r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests if not f.shift
+        ]
     out.followup = True
     free = all(
         any(s in FREE_PLACE_SLOTS for s in specs.routes[c.name].params.values())
@@ -286,13 +323,13 @@ def _requests(
     if unknown and not shape.named and not (base and free):
         # A place nobody knows, for a tool that needs a known one: which place is the traveller's to say.
         out.questions.append(message(lang, "unknown_place", name=unknown[0]))
-        return [], set()
+        return []
     f = followup.interpret(shape, slots, base, specs.routes, pending=bool(out.trip.pending))
     if f.shift:
         out.trip = shift_trip(out.trip, f.shift)
     if not f.requests:
         out.questions.append(_unclear(lang, [c.name for c in base], specs.declared))
-    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests], set()
+    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
 
 
 _YES = re.compile(

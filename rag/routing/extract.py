@@ -341,6 +341,10 @@ _NAMES = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _AIRLINE_AFTER = re.compile(r"\s*(?:air\b|airlines?\b|airways\b|express\b)", re.IGNORECASE)
 
 
+def _sentence_start(text: str, at: int) -> bool:
+    return not text[:at].strip() or bool(re.search(r"[.!?¿¡:;\"(]\s*$", text[:at]))
+
+
 def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue: LocationCatalogue) -> None:
     """Names that are everyday words ("make", "date", "okay", "Delta"; not a well-known city's own name,
     as "Porto") count as places only where the tagger marked a place."""
@@ -379,7 +383,9 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
                 if _NAMES.fullmatch(outside) and not _QUALIFIER.fullmatch(outside):
                     return True
         after = re.match(r"\s+([A-Z][a-z]+)", slots.text[p.end :])
-        before = re.search(r"([A-Z][a-z]+)\s+$", slots.text[: p.start])
+        before = re.search(r"(?<![.!?]\s)(?<!^)(?<=\S\s)([A-Z][a-z]+)\s+$", slots.text[: p.start])
+        if before is not None and _sentence_start(slots.text, before.start(1)):
+            before = None  # "Search Philly.": a sentence's first word is capitalised anyway
         beside = [m.group(1) for m in (after, before) if m is not None]
         return wordy(p) and any(
             catalogue.resolve(w) is None
@@ -422,7 +428,7 @@ def _tagged_unknown(slots: Slots, spans: Sequence[tuple[str, int, int]], text: s
             and len(name) >= 3
             and name[:1].isupper()
             and not any(p.start < e and s < p.end for p in slots.places)
-            and fold(name) not in {fold(u) for u in slots.unknown_places}
+            and not any(fold(name) in fold(u) for u in slots.unknown_places)
             and not slots.countries
         ):
             # "Bodega Bay" replaces the "Bodega" the rules found in it.
