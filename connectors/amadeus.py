@@ -3,6 +3,10 @@
 OAuth2 client credentials; the token is cached and refreshed a minute before it expires, and a 401
 mid-session refreshes it once and retries. The base URL is a setting (test, production, the sandbox, or
 any compatible host).
+
+Filters: a flight search's airline goes to Flight Offers Search as ``includedAirlineCodes``. Tours and
+Activities has no category: an activity search's category keeps the activities whose name or
+description says it (amadeus_fields.CATEGORY_WORDS), so a tour of the cathedral counts as religious.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from typing import Any
 import aiohttp
 
 from connectors.amadeus_fields import (
+    activity,
     cancellation_text,
     describe_error,
-    iso_minutes,
+    flight_offer,
+    in_category,
     optional_float,
     room_text,
-    segment,
 )
 from connectors.base import Terms
 from connectors.http import JsonHttp, RateLimiter, RetryPolicy
@@ -33,10 +38,8 @@ from connectors.models import (
     FlightOffer,
     HotelOffer,
     Inspiration,
-    Itinerary,
     Location,
     Result,
-    is_safe_link,
 )
 from connectors.params import (
     ActivitySearchParams,
@@ -48,13 +51,12 @@ from connectors.params import (
     ToolParams,
 )
 from connectors.providers import BuildContext, ProviderSpec
-from connectors.shapes import UNREADABLE, each, items, obj, text
+from connectors.shapes import UNREADABLE, each, items, obj
 from rag.errors import ProviderAuthError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
 TOKEN_PATH = "/v1/security/oauth2/token"
-CABINS = frozenset({"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"})
 SUB_TYPES = frozenset({"CITY", "AIRPORT"})
 
 
@@ -105,6 +107,10 @@ class AmadeusConnector:
     @property
     def attempts(self) -> int:
         return self._http.attempts
+
+    def _common(self) -> dict[str, Any]:
+        """What every result of one answer shares."""
+        return {"provider": self.name, "sandbox": self.sandbox, "fetched_at": _now()}
 
     async def _access_token(self, *, force: bool = False) -> str:
         async with self._token_lock:
@@ -181,37 +187,14 @@ class AmadeusConnector:
             q["maxPrice"] = str(p.max_price)
         if p.currency:
             q["currencyCode"] = p.currency
+        if p.airline:
+            q["includedAirlineCodes"] = p.airline
         body = await self._get("/v2/shopping/flight-offers", q)
         carriers = obj(obj(body.get("dictionaries")).get("carriers"))
-        now = _now()
+        common = self._common()
 
         def offer(item: dict[str, Any]) -> list[FlightOffer]:
-            cabin: str = p.cabin
-            details = obj((item.get("travelerPricings") or [{}])[0]).get("fareDetailsBySegment") or []
-            named = obj(details[0]).get("cabin") if details else None
-            if isinstance(named, str) and named.upper() in CABINS:  # an unknown cabin: the one asked for
-                cabin = named.upper()
-            itineraries = [
-                Itinerary(
-                    segments=[segment(s, carriers) for s in it["segments"]],
-                    duration_minutes=iso_minutes(it.get("duration")),
-                )
-                for it in item["itineraries"]
-            ]
-            price = item["price"]
-            return [
-                FlightOffer(
-                    provider=self.name,
-                    sandbox=self.sandbox,
-                    fetched_at=now,
-                    itineraries=itineraries,
-                    cabin=cabin,
-                    price=float(price.get("grandTotal") or price["total"]),
-                    currency=price["currency"],
-                    adults=p.adults,
-                    bookable_seats=item.get("numberOfBookableSeats"),
-                )
-            ]
+            return [flight_offer(item, carriers, p.cabin, p.adults, **common)]
 
         offers = each(body["data"], offer, "Amadeus", "flight offers")
         offers.sort(key=lambda o: o.price)
@@ -286,32 +269,15 @@ class AmadeusConnector:
         assert p.latitude is not None and p.longitude is not None
         q = {"latitude": f"{p.latitude:.6f}", "longitude": f"{p.longitude:.6f}", "radius": str(p.radius_km)}
         body = await self._get("/v1/shopping/activities", q)
-        now = _now()
+        common = self._common()
 
-        def activity(a: dict[str, Any]) -> list[Activity]:
-            price = obj(a.get("price"))
-            geo = obj(a.get("geoCode"))
-            link = a.get("bookingLink")
-            return [
-                Activity(
-                    provider=self.name,
-                    sandbox=self.sandbox,
-                    fetched_at=now,
-                    activity_id=text(a["id"]),
-                    name=text(a["name"]),
-                    description=a.get("shortDescription") or a.get("description"),
-                    latitude=optional_float(geo.get("latitude")),
-                    longitude=optional_float(geo.get("longitude")),
-                    rating=optional_float(a.get("rating")),
-                    price=optional_float(price.get("amount")),
-                    currency=price.get("currencyCode"),
-                    duration=a.get("minimumDuration"),
-                    # A link that is not a plain http(s) URL is left out; the activity is kept.
-                    booking_link=link if isinstance(link, str) and is_safe_link(link) else None,
-                )
-            ]
+        def one(a: dict[str, Any]) -> list[Activity]:
+            words = (a.get("name"), a.get("shortDescription"), a.get("description"))
+            if p.category is not None and not in_category(p.category, *words):
+                return []
+            return [activity(a, **common)]
 
-        out = each(body["data"], activity, "Amadeus", "activities")
+        out = each(body["data"], one, "Amadeus", "activities")
         out.sort(key=lambda a: -(a.rating or 0))
         return out[:limit]
 

@@ -1,5 +1,5 @@
 """Amadeus fields into our values: segments, ISO durations, optional numbers, room and cancellation text,
-and Amadeus error bodies into ErrorInfo.
+an activity's category by its words, and Amadeus error bodies into ErrorInfo.
 
 Pure. Each function takes what the provider sent, which may be of any JSON type; a wrong type either
 yields None (optional values) or raises one of connectors.shapes.UNREADABLE (required ones).
@@ -13,8 +13,58 @@ import re
 from typing import Any
 
 from connectors.http import ErrorInfo
-from connectors.models import Segment
-from connectors.shapes import obj
+from connectors.models import Activity, FlightOffer, Itinerary, Segment, is_safe_link
+from connectors.shapes import obj, text
+
+CABINS = frozenset({"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"})
+
+
+def flight_offer(
+    item: dict[str, Any], carriers: dict[str, Any], cabin: str, adults: int, **common: Any
+) -> FlightOffer:
+    """One flight offer (``common``: provider, sandbox, fetched_at); an unknown cabin is the one asked for."""
+    details = obj((item.get("travelerPricings") or [{}])[0]).get("fareDetailsBySegment") or []
+    named = obj(details[0]).get("cabin") if details else None
+    if isinstance(named, str) and named.upper() in CABINS:
+        cabin = named.upper()
+    itineraries = [
+        Itinerary(
+            segments=[segment(s, carriers) for s in it["segments"]],
+            duration_minutes=iso_minutes(it.get("duration")),
+        )
+        for it in item["itineraries"]
+    ]
+    price = item["price"]
+    return FlightOffer(
+        **common,
+        itineraries=itineraries,
+        cabin=cabin,
+        price=float(price.get("grandTotal") or price["total"]),
+        currency=price["currency"],
+        adults=adults,
+        bookable_seats=item.get("numberOfBookableSeats"),
+    )
+
+
+def activity(a: dict[str, Any], **common: Any) -> Activity:
+    """One tour or activity (``common``: provider, sandbox, fetched_at)."""
+    price = obj(a.get("price"))
+    geo = obj(a.get("geoCode"))
+    link = a.get("bookingLink")
+    return Activity(
+        **common,
+        activity_id=text(a["id"]),
+        name=text(a["name"]),
+        description=a.get("shortDescription") or a.get("description"),
+        latitude=optional_float(geo.get("latitude")),
+        longitude=optional_float(geo.get("longitude")),
+        rating=optional_float(a.get("rating")),
+        price=optional_float(price.get("amount")),
+        currency=price.get("currencyCode"),
+        duration=a.get("minimumDuration"),
+        # A link that is not a plain http(s) URL is left out; the activity is kept.
+        booking_link=link if isinstance(link, str) and is_safe_link(link) else None,
+    )
 
 
 def segment(s: dict[str, Any], carriers: dict[str, Any]) -> Segment:
@@ -79,6 +129,29 @@ def cancellation_text(c: dict[str, Any]) -> str | None:
     if c.get("deadline"):
         return f"free cancellation until {c['deadline']}"
     return str(c.get("type")) if c.get("type") else None
+
+
+# Amadeus's tours and activities carry no category: one is recognised by the words of its name and
+# description (the provider writes them in English).
+CATEGORY_WORDS: dict[str, re.Pattern[str]] = {
+    name: re.compile(rf"\b(?:{words})", re.IGNORECASE)
+    for name, words in {
+        "museum": r"museums?\b|galler(?:y|ies)\b|exhibitions?\b",
+        "park": r"(?<!theme )(?<!amusement )(?<!water )(?<!safari )(?<!car )parks?\b|gardens?\b|botanic|nature reserve",
+        "religious": r"church|cathedral|basilica|mosque|temple|synagogue|monaster|abbey|shrine|chapel",
+        "historic": r"histor|monument|castle|palace|fortress|ruins\b|medieval|ancient|old town",
+        "performing_arts": r"theat(?:re|er)|concert|opera|ballet|(?:music|dance) show|musical\b|flamenco",
+        "amusement": r"theme park|amusement park|water park|zoo\b|aquarium|safari park",
+        "sports": r"stadium|arena\b|sports? (?:venue|ground)|(?:football|soccer|baseball) (?:match|game)",
+        "landmark": r"landmark|viewpoint|view point|observation|lookout|skyline|tower\b|highlights",
+    }.items()
+}
+
+
+def in_category(category: str, *texts: object) -> bool:
+    """Whether an activity's name or description says it is of ``category`` (CATEGORY_WORDS)."""
+    words = CATEGORY_WORDS[category]
+    return any(isinstance(t, str) and words.search(t) for t in texts)
 
 
 def describe_error(status: int, body: Any) -> ErrorInfo:

@@ -9,8 +9,9 @@ https://duffel.com/docs/api/offers; errors from https://duffel.com/docs/api/over
 ``ratelimit-*`` headers (and ``Retry-After``) is retried with backoff by JsonHttp.
 
 Passengers aged 18 or over are sent by type ("adult"), younger ones by age (v2 asks for the age of every
-non-adult): we know only the band, so a child is sent as 8 and an infant as 1. Duffel takes no currency or
-price ceiling: prices come in the account's billing currency and ``max_price`` filters here.
+non-adult): we know only the band, so a child is sent as 8 and an infant as 1. Duffel takes no currency,
+price ceiling or airline: prices come in the account's billing currency, and ``max_price`` and
+``airline`` filter here (an offer is the airline's when it markets every one of its flights).
 
 A result's identity is the model's: marketing carrier and flight number with each departure time, and the
 cabin; never Duffel's offer id (``off_...``), which is new with every search.
@@ -145,6 +146,8 @@ class DuffelConnector:
                 currency=item["total_currency"],
                 adults=p.adults,
             )
+            if p.airline is not None and found.carriers != {p.airline}:
+                return []
             return [] if p.max_price is not None and found.price > p.max_price else [found]
 
         offers = each(items(data.get("offers") or [], "Duffel", "offers"), offer, "Duffel", "flight offers")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,9 +14,9 @@ import aiohttp
 from aiohttp import web
 
 from connectors.base import Provider
-from connectors.catalog import TOOLS
 from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
+from connectors.params import ToolParams
 from connectors.providers import BuildContext, Choice, choose, is_online
 from connectors.tools import ToolRunner
 from rag.errors import ConfigError
@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 def create_providers(
     settings: Settings,
+    tools: Iterable[str],
     session: aiohttp.ClientSession,
     sandbox_url: str | None = None,
     catalogue: LocationCatalogue | None = None,
@@ -35,7 +36,7 @@ def create_providers(
     """Tool name to provider, as chosen (``choices``, else ``choose``); a tool that goes to the sandbox
     talks to ``sandbox_url``. One provider serving several tools is built once."""
     c = settings.connectors
-    chosen = choices if choices is not None else choose(c, TOOLS)
+    chosen = choices if choices is not None else choose(c, tools)
     policy = RetryPolicy(retries=c.retries, backoff=c.backoff_seconds, timeout=c.timeout_seconds)
     places = catalogue or LocationCatalogue.load()
     built: dict[tuple[str, bool], Provider] = {}
@@ -86,34 +87,36 @@ def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dic
 
 
 @contextlib.asynccontextmanager
-async def open_tools(settings: Settings) -> AsyncIterator[ToolSession]:
-    """The tool runner with its HTTP session, and the in-process sandbox if any tool goes to it."""
-    choices = choose(settings.connectors, TOOLS)
-    runner: web.AppRunner | None = None
+async def open_tools(settings: Settings, tools: Mapping[str, type[ToolParams]]) -> AsyncIterator[ToolSession]:
+    """The runner of ``tools`` (name -> parameter model) with its HTTP session, and the in-process
+    sandbox if any tool goes to it."""
+    choices = choose(settings.connectors, tools)
+    sandbox: web.AppRunner | None = None
     url: str | None = None
     if any(ch.sandbox for ch in choices.values()):
         from connectors.sandbox.app import start_sandbox
 
-        runner, url = await start_sandbox(faults=settings.connectors.sandbox_faults)
+        sandbox, url = await start_sandbox(faults=settings.connectors.sandbox_faults)
         offline = sorted(t for t, ch in choices.items() if ch.sandbox)
         logger.info("offline travel sandbox on %s (synthetic data) for %s", url, ", ".join(offline))
     session = aiohttp.ClientSession(headers={"User-Agent": "wayfarer/0.1"})
     try:
         catalogue = await asyncio.to_thread(LocationCatalogue.load)
-        tools = ToolRunner(
-            create_providers(settings, session, url, catalogue, choices),
+        runner = ToolRunner(
+            create_providers(settings, tools, session, url, catalogue, choices),
             catalogue,
+            tools,
             today=settings.today,
             max_results=settings.connectors.max_results,
             deadline=settings.limits.tool_deadline_seconds,
         )
-        yield ToolSession(tools, url, runner, describe(choices, settings))
+        yield ToolSession(runner, url, sandbox, describe(choices, settings))
     finally:
         await session.close()
-        if runner is not None:
+        if sandbox is not None:
             from connectors.sandbox.app import stop_sandbox
 
-            await stop_sandbox(runner)
+            await stop_sandbox(sandbox)
 
 
 @dataclass
@@ -124,6 +127,14 @@ class ToolSession:
     # Per tool: why its provider was chosen and the providers that could serve it (for /v1/tools).
     options: dict[str, dict[str, Any]]
 
-    def describe(self) -> list[dict[str, Any]]:
-        """The tools as /v1/tools and ``wayfarer tools list`` show them."""
-        return [{**t, **self.options.get(t["name"], {})} for t in self.tools.describe()]
+    def providers(self) -> dict[str, dict[str, Any]]:
+        """Per tool: its provider now, whether it is the sandbox, why, and every provider that could
+        serve it (what /v1/tools and ``wayfarer tools list`` show beside each tool's declaration)."""
+        return {
+            name: {
+                "provider": self.tools.provider(name).name,
+                "sandbox": self.tools.provider(name).sandbox,
+                **self.options.get(name, {}),
+            }
+            for name in self.tools.tools
+        }

@@ -27,6 +27,19 @@ CITIES_PATH = Path(__file__).resolve().parent.parent / "seed_data" / "sandbox" /
 
 __all__ = ["City", "LocationCatalogue", "Place", "fold", "haversine_km"]
 
+# Short names travellers write for big cities, beside those the destination catalogue lists.
+ABBREVIATIONS = {
+    "ny": "new york",
+    "nyc": "new york",
+    "sd": "san diego",
+    "sf": "san francisco",
+    "dc": "washington",
+    "philly": "philadelphia",
+    "cdmx": "mexico city",
+    "kl": "kuala lumpur",
+    "hk": "hong kong",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class City:
@@ -106,6 +119,7 @@ class LocationCatalogue:
     def is_name(self, folded: str) -> bool:
         """Whether a folded name (see ``fold``) names a city or a town with an airport. A state's or a
         country's name ("Maine", "Mexico") names a city only when it is that city's own name."""
+        folded = ABBREVIATIONS.get(folded, folded)
         if folded in self._names:
             return True
         if folded in self.gazetteer.us_states or folded in self.gazetteer.country_names:
@@ -123,6 +137,7 @@ class LocationCatalogue:
     def lookup(self, folded: str, country: str | None = None) -> list[Place]:
         """The places an exact folded name can mean, best first: in ``country`` when one is, then the
         catalogue's destination city, then the biggest city (its own name counting double)."""
+        folded = ABBREVIATIONS.get(folded, folded)
         out: list[Place] = []
         seen: set[tuple[str, str, int, int]] = set()
 
@@ -139,7 +154,10 @@ class LocationCatalogue:
         if not out and folded in self._airports_named:
             add(self._airport_place(self._airports_named[folded][0]))
         if country:
-            out.sort(key=lambda p: p.country_code != country.upper())  # stable: the order above otherwise
+            # The conversation's country settles names comparable places share ("Valencia" after Madrid),
+            # not one a far bigger city bears ("Vancouver" is in Canada, even on a trip to Portland).
+            biggest = max((p.population for p in out), default=0)
+            out.sort(key=lambda p: p.country_code != country.upper() or p.population * 5 < biggest)
         return out
 
     def resolve(self, text: str, country: str | None = None) -> Place | None:
@@ -168,7 +186,14 @@ class LocationCatalogue:
     def ambiguous(self, folded: str, country: str | None = None) -> list[Place]:
         """Two or more comparably big places a name can mean, when nothing settles which (no destination
         city of ours, no conversation country, neither more than twice the other's size); else []."""
+        folded = ABBREVIATIONS.get(folded, folded)
         found = self.lookup(folded, country)
+        # A place whose own name it is outranks places that merely list it among other names ("San
+        # Diego" is San Diego, not a Madrid that some gazetteer entry also calls so).
+        own = [p for p in found if fold(p.city_name) == folded]
+        if len(own) == 1:
+            return []
+        found = own or found
         if len(found) < 2 or found[0].known or (country and found[0].country_code == country.upper()):
             return []
         first, second = found[0], found[1]

@@ -58,7 +58,7 @@ Link = Annotated[str, AfterValidator(_check_link)]
 class Result(BaseModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
-    # Each result model narrows this to its own literal (connectors/catalog: one kind per tool).
+    # Each result model narrows this to its own literal (rag/tools: one kind per tool).
     kind: str
     provider: str
     sandbox: bool = False
@@ -152,6 +152,11 @@ class FlightOffer(Result):
     @property
     def destination(self) -> str:
         return self.itineraries[0].segments[-1].destination
+
+    @property
+    def carriers(self) -> frozenset[str]:
+        """The marketing carriers of every flight of the offer ({"UA"} for United all the way)."""
+        return frozenset(s.carrier for it in self.itineraries for s in it.segments)
 
     @property
     def identity(self) -> str:

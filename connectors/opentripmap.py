@@ -11,6 +11,11 @@ rate, kinds}, geometry [lon, lat]), then GET /0.1/{lang}/places/xid/{xid}?apikey
 places' cards (wikipedia_extracts.text, url, otm). Errors are ``{"error": "..."}``.
 
 Identity: the place's ``xid`` (OSM or Wikidata based: "N123", "W456", "Q789"), the same in every search.
+
+A ``category`` asks for its branches of OpenTripMap's category tree (https://opentripmap.io/catalog:
+``kinds`` takes any category of the tree, several joined by commas, and a category takes everything under
+it): CATEGORY_KINDS below. OpenTripMap knows no entry fees or ages, so there is no "free" or "for
+children" filter.
 """
 
 from __future__ import annotations
@@ -32,6 +37,17 @@ from rag.errors import ProviderError, ProviderResponseError, ProviderUnavailable
 logger = logging.getLogger(__name__)
 
 KINDS = "interesting_places"  # the root of OpenTripMap's category tree: sights, culture, nature, food
+# Our categories (connectors.params.ActivityCategory) as branches of OpenTripMap's tree.
+CATEGORY_KINDS: dict[str, str] = {
+    "museum": "museums",  # cultural > museums: art galleries, science, history and other museums
+    "park": "gardens_and_parks,nature_reserves",  # urban_environment > gardens; natural > nature_reserves
+    "religious": "religion",  # churches, cathedrals, mosques, synagogues, temples, monasteries
+    "historic": "historic,historic_architecture",  # sites, monuments, fortifications; palaces, castles
+    "performing_arts": "theatres_and_entertainments",  # theatres, concert halls, opera houses
+    "amusement": "amusements,zoos,aquariums",  # amusement and water parks, rides; zoos; aquariums
+    "sports": "sport",  # stadiums, pools and other sports grounds
+    "landmark": "architecture,view_points,monuments_and_memorials",  # buildings, towers, viewpoints
+}
 MIN_RATE = "2"  # popularity 1-3: 2 and up leaves out the unnamed benches and minor memorials
 CARD_ERRORS: tuple[type[Exception], ...] = (ProviderError, *UNREADABLE)
 ATTRIBUTION = "Places © OpenTripMap, data © OpenStreetMap contributors (ODbL) and Wikidata"
@@ -94,7 +110,7 @@ class OpenTripMapConnector:
                 "radius": str(p.radius_km * 1000),
                 "lon": f"{p.longitude:.6f}",
                 "lat": f"{p.latitude:.6f}",
-                "kinds": KINDS,
+                "kinds": CATEGORY_KINDS[p.category] if p.category else KINDS,
                 "rate": MIN_RATE,
                 "limit": str(min(500, max(3 * limit, 20))),  # unnamed places are dropped below
                 "apikey": self._key,

@@ -22,6 +22,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from connectors.airlines import resolve_airline
 from connectors.locations import LocationCatalogue, Place
 
 MAX_DAYS_AHEAD = 361
@@ -70,6 +71,16 @@ def check_currency(value: str | None) -> str | None:
 
 Currency = Annotated[str | None, AfterValidator(check_currency)]
 Cabin = Literal["ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"]
+# Kinds of place an activity search can ask for; each provider maps them onto what it can filter on.
+ActivityCategory = Literal[
+    "museum", "park", "religious", "historic", "performing_arts", "amusement", "sports", "landmark"
+]
+CATEGORY_HELP = (
+    "Only one kind of place: museum (museums, galleries); park (parks, gardens, nature reserves); "
+    "religious (churches, temples, mosques, places of worship); historic (historical sites, monuments, "
+    "castles); performing_arts (theatres, concert halls, opera); amusement (theme parks, zoos, "
+    "aquariums); sports (stadiums, sports venues); landmark (sights, viewpoints, architecture)"
+)
 LOCATION = "a city or airport: a name ('London') or an IATA code ('LON', 'LHR')"
 
 
@@ -85,11 +96,27 @@ class FlightSearchParams(ToolParams):
     nonstop: bool = Field(False, description="Only direct flights")
     max_price: int | None = Field(None, gt=0, description="Highest total price")
     currency: Currency = Field(None, description="ISO 4217 currency code for prices, e.g. EUR")
+    airline: str | None = Field(
+        None,
+        min_length=2,
+        max_length=60,
+        description="Only flights of this airline: its name ('United Airlines', 'KLM') or IATA code ('UA')",
+    )
 
     @field_validator("origin", "destination")
     @classmethod
     def _place(cls, v: str, info: ValidationInfo) -> str:
         return resolve_place(v, info).code
+
+    @field_validator("airline")
+    @classmethod
+    def _airline(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        code = resolve_airline(v)
+        if code is None:
+            raise PydanticCustomError("unknown_airline", "unknown airline: {value}", {"value": v})
+        return code
 
     @field_validator("departure_date")
     @classmethod
@@ -152,6 +179,7 @@ class ActivitySearchParams(ToolParams):
     latitude: float | None = Field(None, ge=-90, le=90)
     longitude: float | None = Field(None, ge=-180, le=180)
     radius_km: int = Field(5, ge=1, le=20, description="Search radius around the point, km")
+    category: ActivityCategory | None = Field(None, description=CATEGORY_HELP)
 
     @model_validator(mode="after")
     def _where(self, info: ValidationInfo) -> ActivitySearchParams:

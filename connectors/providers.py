@@ -18,7 +18,7 @@ Modes (``WAYFARER_CONNECTORS__MODE``):
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +143,7 @@ def is_online(connectors: Any) -> bool:
     )
 
 
-def choose(connectors: Any, tools: Mapping[str, Any]) -> dict[str, Choice]:
+def choose(connectors: Any, tools: Iterable[str]) -> dict[str, Choice]:
     """Per tool, its provider under the settings' mode (see the module docstring)."""
     mode = connectors.mode
     known = builtin()

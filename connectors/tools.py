@@ -1,4 +1,4 @@
-"""The tool runner: validates a call against its declaration (connectors/catalog/) and calls its provider."""
+"""The tool runner: validates a call against its parameter model and calls the tool's provider."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import Any
 import pydantic
 
 from connectors.base import Provider, Terms
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from connectors.models import Result
 from connectors.params import ToolParams
@@ -66,15 +65,17 @@ class ToolRunner:
         self,
         providers: Mapping[str, Provider],
         catalogue: LocationCatalogue,
+        params: Mapping[str, type[ToolParams]],
         *,
         today: Callable[[], dt.date] | None = None,
         max_results: int = 10,
         deadline: float | None = None,
     ) -> None:
-        missing = set(TOOLS) - set(providers)
+        missing = set(params) - set(providers)
         if missing:
             raise ValueError(f"no provider for {sorted(missing)}")
         self._providers = dict(providers)
+        self._params = dict(params)  # tool name -> its parameter model
         self.catalogue = catalogue
         self._today = today or (lambda: dt.datetime.now(dt.UTC).date())
         self._max_results = max_results
@@ -84,17 +85,9 @@ class ToolRunner:
         """The provider configured for a tool."""
         return self._providers[name]
 
-    def describe(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.params.model_json_schema(),
-                "provider": self._providers[t.name].name,
-                "sandbox": self._providers[t.name].sandbox,
-            }
-            for t in TOOLS.values()
-        ]
+    @property
+    def tools(self) -> list[str]:
+        return list(self._params)
 
     def validate(
         self, name: str, raw: Any, *, strict: bool = False, today: dt.date | None = None
@@ -106,9 +99,9 @@ class ToolRunner:
         the router extracted are validated leniently. ``today``: the traveller's date (their time zone),
         else the service's.
         """
-        spec = TOOLS.get(name)
-        if spec is None:
-            raise ToolNotFoundError(f"no tool named {name!r}; tools: {', '.join(TOOLS)}")
+        model = self._params.get(name)
+        if model is None:
+            raise ToolNotFoundError(f"no tool named {name!r}; tools: {', '.join(self._params)}")
         if not isinstance(raw, dict):
             raise ToolValidationError(f"{name}: parameters must be a JSON object")
         context = {"catalogue": self.catalogue, "today": today or self._today()}
@@ -118,8 +111,8 @@ class ToolRunner:
                     text = json.dumps(raw, allow_nan=False)
                 except (TypeError, ValueError) as exc:
                     raise ToolValidationError(f"{name}: parameters must be plain JSON values") from exc
-                return spec.params.model_validate_json(text, strict=True, context=context)
-            return spec.params.model_validate(raw, context=context)
+                return model.model_validate_json(text, strict=True, context=context)
+            return model.model_validate(raw, context=context)
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False)
             message = f"{name}: " + "; ".join(_describe(e) for e in errors[:5])

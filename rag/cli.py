@@ -247,8 +247,10 @@ def _tools_table(tools: list[dict[str, Any]]) -> str:
 
 async def _tools(settings: Settings, action: str, name: str | None, params: Any) -> Any:
     from connectors.factory import open_tools
+    from rag.tools.catalog import ToolCatalogue
 
-    async with open_tools(settings) as session:
+    tools = ToolCatalogue.builtin()
+    async with open_tools(settings, tools.params_models()) as session:
         if action == "list":
             return [
                 {
@@ -261,7 +263,7 @@ async def _tools(settings: Settings, action: str, name: str | None, params: Any)
                         {k: o[k] for k in ("name", "configured", "keys", "signup")} for o in t["providers"]
                     ],
                 }
-                for t in session.describe()
+                for t in tools.describe(session.providers())
             ]
         assert name is not None
         return (await session.tools.call(name, params, strict=True)).to_json()

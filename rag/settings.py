@@ -162,7 +162,7 @@ class LiveSettings(BaseModel):
     # Answer a repeated request from fresh ingested results instead of calling the provider.
     cache: bool = True
     # Seconds a result of a kind stays current, overriding its tool's declared freshness
-    # ({"hotel_offer": 3600}; connectors/catalog/). A provider's terms may shorten it further.
+    # ({"hotel_offer": 3600}; rag/tools/). A provider's terms may shorten it further.
     freshness: dict[str, int] = Field(default_factory=dict)
     max_text_chars: int = Field(600, ge=50)
     shutdown_grace_seconds: float = Field(5.0, ge=0)

@@ -23,6 +23,9 @@ from rag.ingest.chunking import chunk_markdown  # noqa: E402
 from rag.ingest.documents import chunk_payload  # noqa: E402
 from rag.ingest.seeding import load_documents  # noqa: E402
 from rag.settings import SEED_DIR  # noqa: E402
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 QUESTIONS = [
     "what will the weather be like in Tokyo?",
@@ -49,7 +52,7 @@ def timed(found: list[Passage], rounds: int, cold: bool) -> list[float]:
         if cold:
             selection._prepared.cache_clear()
         start = time.perf_counter()
-        compose(QUESTIONS[i % len(QUESTIONS)], found, [], places=["Tokyo"])
+        compose(QUESTIONS[i % len(QUESTIONS)], found, [], places=["Tokyo"], declared=TOOLS)
         out.append((time.perf_counter() - start) * 1000)
     return sorted(out)
 
@@ -61,7 +64,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     found = passages("guides/tokyo.md")[:6] + passages("topics/when-to-visit.md")[:3]
-    compose(QUESTIONS[0], found, [], places=["Tokyo"])  # imports and tables built once
+    compose(QUESTIONS[0], found, [], places=["Tokyo"], declared=TOOLS)  # imports and tables built once
     for label, cold in (("warm", False), ("cold", True)):
         ms = timed(found, args.rounds, cold)
         p95 = ms[int(0.95 * (len(ms) - 1))]

@@ -48,7 +48,6 @@ from connectors.amadeus import (
     AmadeusConnector,  # noqa: E402
 )
 from connectors.base import Provider  # noqa: E402
-from connectors.catalog import TOOLS  # noqa: E402
 from connectors.duffel import DuffelConnector  # noqa: E402
 from connectors.http import RetryPolicy  # noqa: E402
 from connectors.liteapi import LiteApiConnector  # noqa: E402
@@ -63,6 +62,9 @@ from connectors.sandbox.faults import SandboxFaults  # noqa: E402
 from connectors.travelpayouts import TravelpayoutsConnector  # noqa: E402
 from rag.retrieval.metrics import percentile  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.tools.catalog import ToolCatalogue  # noqa: E402
+
+TOOLS = ToolCatalogue.builtin()
 
 USER_AGENT = {"User-Agent": "wayfarer/0.1"}  # what open_tools' session sends
 

@@ -4,7 +4,8 @@ tests/test_kv_contract.py does for the KV stores).
 
 ProviderContract, every provider: each tool's results are valid, of the tool's kind, within the limit,
 marked sandbox or not as the provider is, and known by identities that are stable across searches,
-unique, and free of prices, positions and per-search ids. Other tools are refused.
+unique, and free of prices, positions and per-search ids. The filters a provider takes (a flight
+search's airline, an activity search's category) keep only what they name. Other tools are refused.
 
 HttpProviderContract (tests/provider_faults.py), every provider behind HTTP, through the offline
 sandbox (and, for what stands between us and a provider, the sandbox's gateway): a wrong or revoked
@@ -32,8 +33,10 @@ from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
 from connectors.models import Result
 from connectors.params import ToolParams
-from connectors.tools import TOOLS
 from rag.errors import ProviderError
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date.today()
 CATALOGUE = LocationCatalogue.load()
@@ -117,6 +120,26 @@ def check_results(provider: Provider, tool: str, results: list[Result], syntheti
     assert len(set(identities)) == len(identities), f"{tool}: one identity for two results"
 
 
+@dataclass(frozen=True)
+class Filter:
+    """A filter of a tool (parameters added to its search in ``searches``) and what every result it keeps
+    is; the search without it finds something else too."""
+
+    tool: str
+    params: Raw
+    keeps: Callable[[Result], bool]
+
+
+def named(*words: str) -> Callable[[Result], bool]:
+    """A result whose text says one of ``words`` (a sandbox sight is named for what it is)."""
+    return lambda r: any(w in r.render().lower() for w in words)
+
+
+def flown_by(code: str) -> Callable[[Result], bool]:
+    """A flight offer whose every flight the airline markets."""
+    return lambda r: getattr(r, "carriers", None) == {code}
+
+
 # A request of a tool the provider under test may not serve (no provider serves both).
 OTHER_TOOLS: dict[str, Raw] = {
     "weather_forecast": {"city": "Oslo", "days": 3},
@@ -144,6 +167,11 @@ class ProviderContract:
     @pytest.fixture
     def synthetic(self) -> bool:
         return True
+
+    @pytest.fixture
+    def filters(self) -> tuple[Filter, ...]:
+        """The filters the provider takes, for its tools in ``searches``."""
+        return ()
 
     @pytest.fixture
     def limited(self) -> bool:
@@ -190,6 +218,18 @@ class ProviderContract:
         check_results(provider, tool, narrow, synthetic)
         assert len(narrow) < len(wide)
         assert {r.identity for r in narrow} <= {r.identity for r in wide}
+
+    async def test_a_filter_keeps_only_what_it_names(
+        self, provider: Provider, searches: dict[str, Raw], filters: tuple[Filter, ...], synthetic: bool
+    ) -> None:
+        if not filters:
+            pytest.skip("the provider's tools take no filter")
+        for f in filters:
+            wide = await provider.call(f.tool, params(f.tool, searches[f.tool]), 50)
+            narrow = await provider.call(f.tool, params(f.tool, searches[f.tool] | f.params), 50)
+            check_results(provider, f.tool, narrow, synthetic)
+            assert all(f.keeps(r) for r in narrow), (f.params, [r.render() for r in narrow])
+            assert not all(f.keeps(r) for r in wide), f.params  # the filter is no no-op
 
     async def test_other_tools_are_refused(self, provider: Provider) -> None:
         other = next(t for t in OTHER_TOOLS if t not in provider.tools)

@@ -21,7 +21,7 @@ from connectors.params import ToolParams
 from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
 from connectors.sandbox.faults import BodyShape, RateLimitHeaders
 from connectors.sandbox.gateway import GATEWAY_FAULTS, GatewayFaults, create_gateway_app
-from connectors.tools import TOOLS, ToolRunner
+from connectors.tools import ToolRunner
 from rag.errors import (
     ProviderAuthError,
     ProviderError,
@@ -34,6 +34,7 @@ from rag.errors import (
 from rag.settings import LimitsSettings
 from tests.provider_contract import (
     CATALOGUE,
+    TOOLS,
     TRIES,
     Connect,
     Dialect,
@@ -211,7 +212,7 @@ class HttpProviderContract(HttpContract):
         assert len(wire.sent) == QUICK.retries + 1 and not wire.answers
         # Past the tool call's deadline, whatever the per-request timeout: provider_timeout.
         provider = connect(url(sandbox))
-        runner = ToolRunner(dict.fromkeys(TOOLS, provider), CATALOGUE, deadline=0.3)
+        runner = ToolRunner(dict.fromkeys(TOOLS, provider), CATALOGUE, TOOLS.params_models(), deadline=0.3)
         with pytest.raises(ProviderTimeoutError) as caught:
             await runner.call(*search)
         assert caught.value.code == "provider_timeout" and search[0] in caught.value.message

@@ -33,9 +33,11 @@ async def samples(client: Any) -> dict[tuple[str, tuple[tuple[str, str], ...]], 
 
 async def test_metrics_count_messages_tools_cache_hits_and_ingestion(client) -> None:  # type: ignore[no-untyped-def]
     message = f"Find flights from London to Tokyo on {ahead(45).isoformat()}"
+    found = []
     for _ in range(2):
         resp = await client.post("/v1/chat", json={"user_id": "mia", "message": message})
         assert resp.status == 200
+        found.append((await resp.json())["tool_calls"][0]["result_count"])
         await client.app[keys.TASKS].drain()
     await client.post("/v1/chat", json={"user_id": "mia", "message": "x" * 5000})
     m = await samples(client)
@@ -44,7 +46,10 @@ async def test_metrics_count_messages_tools_cache_hits_and_ingestion(client) -> 
     assert m[("wayfarer_tool_calls_total", (("outcome", "provider"), ("tool", "flight_search")))] == 1
     assert m[("wayfarer_tool_calls_total", (("outcome", "index"), ("tool", "flight_search")))] == 1
     assert m[("wayfarer_cache_hits_total", (("tool", "flight_search"),))] == 1
-    assert m[("wayfarer_live_ingested_results_total", (("how", "added"),))] == 5
+    # The top 5 of the first call's results (how many flights a day has depends on the day).
+    assert found[0] > 0 and m[("wayfarer_live_ingested_results_total", (("how", "added"),))] == min(
+        5, found[0]
+    )
     assert m[("wayfarer_chat_complete_seconds_count", ())] == 2
     assert m[("wayfarer_chat_first_chunk_seconds_count", ())] == 2
     assert (

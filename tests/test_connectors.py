@@ -23,8 +23,11 @@ from connectors.models import FlightOffer, HotelOffer, WeatherDay
 from connectors.open_meteo import OpenMeteoConnector
 from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
 from connectors.sandbox.keys import TOKENS
-from connectors.tools import TOOLS, ToolRunner
+from connectors.tools import ToolRunner
 from rag.errors import ProviderAuthError, ProviderRateLimitedError, UnknownLocationError
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.datetime.now(dt.UTC).date()
 POLICY = RetryPolicy(retries=2, backoff=0.01, timeout=10.0, max_backoff=0.05)
@@ -61,7 +64,7 @@ async def tools(sandbox: TestServer, amadeus: AmadeusConnector) -> AsyncIterator
         base = str(sandbox.make_url(""))
         weather = OpenMeteoConnector(session, base, base, policy=POLICY, sandbox=True)
         providers = {tool: amadeus if tool in amadeus.tools else weather for tool in TOOLS}
-        yield ToolRunner(providers, CATALOGUE, today=lambda: TODAY)  # type: ignore[arg-type]
+        yield ToolRunner(providers, CATALOGUE, TOOLS.params_models(), today=lambda: TODAY)  # type: ignore[arg-type]
 
 
 async def test_flight_search(tools: ToolRunner) -> None:

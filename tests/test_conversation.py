@@ -14,8 +14,9 @@ import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
 
-from rag.chat.followup import date_shift, shape
+from rag.dialogue.followup import date_shift, shape
 from rag.routing.extract import Slots
+from rag.tools.catalog import ToolCatalogue
 from tests.conftest import copy_seed, env_settings, serve
 
 # Guides that compete for travel questions ("where to stay", "nightlife"), and the topic documents.
@@ -105,7 +106,8 @@ def test_date_shifts_in_six_languages(text: str, days: int | None) -> None:
     ],
 )
 def test_what_is_shaped_as_a_follow_up(text: str, follow_up: bool) -> None:
-    assert (shape(text, Slots(text=text)) is not None) is follow_up
+    nouns = ToolCatalogue.builtin().nouns()
+    assert (shape(text, Slots(text=text), nouns) is not None) is follow_up
 
 
 async def test_what_about_porto_searches_hotels_there_for_the_same_dates(tools_only) -> None:  # type: ignore[no-untyped-def]

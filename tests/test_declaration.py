@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 import pytest
 from pydantic import Field
 
 from connectors.base import Terms
-from connectors.catalog import TOOLS, ToolSpec, register, unregister
 from connectors.models import Result
 from connectors.params import ToolParams
 from connectors.providers import BuildContext, ProviderSpec
 from rag.settings import Settings
+from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 from rag.web import keys
 
 # The tool: its parameters, its result, and its declaration.
@@ -97,21 +99,14 @@ PROVIDER = ProviderSpec(
 
 
 @pytest.fixture
-def declared() -> Iterator[ToolSpec]:
-    register(SPEC)
-    yield SPEC
-    unregister(SPEC.name)
-
-
-@pytest.fixture
-async def app_client(declared, aiohttp_client, make_settings: Callable[..., Settings], small_seed):  # type: ignore[no-untyped-def]
+async def app_client(aiohttp_client, make_settings: Callable[..., Settings], small_seed):  # type: ignore[no-untyped-def]
     from rag.web.app import create_app
 
     settings = make_settings(
         WAYFARER_INDEX__SEED_DIR=str(small_seed),
         WAYFARER_CONNECTORS__PROVIDERS=json.dumps({"exchange_rates": __name__}),
     )
-    return await aiohttp_client(create_app(settings))
+    return await aiohttp_client(create_app(settings, tools=ToolCatalogue.builtin(SPEC)))
 
 
 async def test_a_declared_tool_and_provider_work_end_to_end(app_client: Any) -> None:
@@ -157,12 +152,32 @@ async def test_a_declared_tool_and_provider_work_end_to_end(app_client: Any) -> 
 
 
 def test_a_declaration_that_contradicts_the_catalogue_is_refused() -> None:
-    with pytest.raises(ValueError, match="already declared"):
-        register(ToolSpec(**{**_fields(TOOLS["hotel_search"]), "description": "something else"}))
-    with pytest.raises(ValueError, match="belongs to another tool"):
-        register(ToolSpec(**{**_fields(TOOLS["hotel_search"]), "name": "hotel_search_2"}))
+    hotels = ToolCatalogue.builtin()["hotel_search"]
+    with pytest.raises(ValueError, match="declared twice"):
+        ToolCatalogue.builtin(ToolSpec(**{**_fields(hotels), "description": "something else"}))
+    with pytest.raises(ValueError, match="belongs to hotel_search"):
+        ToolCatalogue.builtin(ToolSpec(**{**_fields(hotels), "name": "hotel_search_2"}))
     with pytest.raises(ValueError, match="English"):
         ToolSpec(**{**_fields(SPEC), "labels": {"es": "tipos de cambio"}})
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"from_trip": frozenset({"currency", "when"})}, "from_trip names ['when']"),
+        ({"from_trip": frozenset({"currency"}), "routing": {}}, "from_trip ['currency'] have no slot"),
+        ({"asks": {"es": {"moneda": "qué moneda"}}}, "asks[es] names ['moneda']"),
+        ({"horizon_days": 0}, "horizon_days must be positive"),
+        ({"nouns": {"en": ("Rates",)}}, "nouns[en] are lowercase words"),
+    ],
+)
+def test_what_a_tool_needs_from_a_conversation_is_checked_when_the_catalogue_is_built(
+    change: dict[str, Any], says: str
+) -> None:
+    """A typo in a declaration fails at start, naming the tool, not in a conversation."""
+    wrong = ToolSpec(**{**_fields(SPEC), **change})
+    with pytest.raises(ValueError, match=f"tool exchange_rates: {re.escape(says)}"):
+        ToolCatalogue.builtin(wrong)
 
 
 def _fields(spec: ToolSpec) -> dict[str, Any]:

@@ -12,15 +12,17 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient
 from openai import AsyncOpenAI
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from rag.chat.composer import Passage, ToolAnswer, compose
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder
-from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, placeholders, tool_label
+from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, placeholders
 from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 # One app and one router for the module (neither changes); each chat is its own user's.
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -120,7 +122,7 @@ def test_messages_fall_back_to_english_and_fill_their_placeholders() -> None:
     )
     asks = [TOOLS["flight_search"].ask("de", "origin"), TOOLS["flight_search"].ask("de", "departure_date")]
     assert message(
-        "de", "clarify_tool", what=tool_label("de", "flight_search"), asks=join_list("de", asks)
+        "de", "clarify_tool", what=TOOLS.label("flight_search", "de"), asks=join_list("de", asks)
     ) == ("Für Flüge sag mir bitte, von wo du abfliegst und an welchem Tag du abreisen möchtest.")
     with pytest.raises(KeyError):
         message("en", "no_such_key")
@@ -143,7 +145,12 @@ def test_the_composer_speaks_spanish() -> None:
     weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
     hotels = ToolAnswer("hotel_search")
     answer = compose(
-        "vuelos", [PASSAGE], [flights, weather, hotels], clarify="¿Desde dónde sales?", lang="es"
+        "vuelos",
+        [PASSAGE],
+        [flights, weather, hotels],
+        clarify="¿Desde dónde sales?",
+        lang="es",
+        declared=TOOLS,
     )
     lines = [line for line in answer.text.split("\n") if line]
     assert lines[0] == "Esto es lo que he encontrado: vuelos."
@@ -156,10 +163,12 @@ def test_the_composer_speaks_spanish() -> None:
     assert message("es", "sandbox_notice") in lines and lines[-2] == "¿Desde dónde sales?"
     # the passage says nothing about flights: it is not cited; the flight is, in Spanish words
     assert lines[-1] == "Fuentes: [1] oferta de vuelo, datos de prueba"
-    guides = compose("¿Qué hacer en Lisboa con niños?", [PASSAGE], [], lang="es")
+    guides = compose("¿Qué hacer en Lisboa con niños?", [PASSAGE], [], lang="es", declared=TOOLS)
     assert guides.text.startswith("Esto es lo que dice la guía «Lisbon» sobre viajar con niños:")
     assert guides.text.endswith("Fuentes: [1] Lisbon — With children")
-    assert compose("?", [], [], lang="es").text.startswith("No tengo ninguna guía que responda a eso.")
+    assert compose("?", [], [], lang="es", declared=TOOLS).text.startswith(
+        "No tengo ninguna guía que responda a eso."
+    )
 
 
 def test_the_composer_in_english() -> None:
@@ -167,7 +176,7 @@ def test_the_composer_in_english() -> None:
         "flight_search", ["LIS-MAD 89 EUR"], from_index=True, fetched_at="2026-11-21 09:00 UTC"
     )
     weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
-    text = compose("flights", [], [flights, weather]).text
+    text = compose("flights", [], [flights, weather], declared=TOOLS).text
     assert [line for line in text.split("\n") if line] == [
         "Here is what I found for flights.",
         "Flights (from results fetched at 2026-11-21 09:00 UTC):",
@@ -233,7 +242,7 @@ async def router() -> AsyncIterator[Router]:
     async def embed(texts: list[str]) -> list[list[float]]:
         return await emb.embed_documents(texts)
 
-    yield await Router.create(load_config(), LocationCatalogue.load(), embed, today=lambda: TODAY)
+    yield await Router.create(load_config(), LocationCatalogue.load(), TOOLS, embed, today=lambda: TODAY)
     await emb.close()
 
 

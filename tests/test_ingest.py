@@ -27,6 +27,7 @@ from rag.retrieval.service import Retriever
 from rag.settings import LiveSettings
 from rag.store.base import Filter
 from rag.store.edge import EdgeStore
+from rag.tools.catalog import ToolCatalogue
 
 
 @pytest.fixture
@@ -215,7 +216,9 @@ async def test_a_failed_live_write_leaves_no_key_claiming_an_unwritten_point(
     async def ingestor() -> tuple[LiveIngestor, EdgeStore]:
         store = EdgeStore(tmp_path / "index", "live", embedder.dimension, 3, 40)
         await store.open()
-        return LiveIngestor(store, embedder, sparse, kv, catalogue, LiveSettings()), store
+        return LiveIngestor(
+            store, embedder, sparse, kv, catalogue, ToolCatalogue.builtin(), LiveSettings()
+        ), store
 
     first, store = await ingestor()
     counts = await first.ingest(hotel_call(hotel("A", 100.0)), "ana", "req:1")

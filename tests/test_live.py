@@ -25,6 +25,9 @@ from rag.live.service import ToolService, recall_request
 from rag.settings import LiveSettings, Settings
 from rag.store.base import Filter, Point
 from rag.store.edge import EdgeStore
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 
 def ahead(days: int) -> str:
@@ -43,8 +46,10 @@ async def live(
     await kv.open()
     store = EdgeStore(tmp_path / "index", "live", embedder.dimension, 3, 40)
     await store.open()
-    async with open_tools(settings) as session:
-        ingestor = LiveIngestor(store, embedder, Bm25Encoder(), kv, session.tools.catalogue, LiveSettings())
+    async with open_tools(settings, TOOLS.params_models()) as session:
+        ingestor = LiveIngestor(
+            store, embedder, Bm25Encoder(), kv, session.tools.catalogue, TOOLS, LiveSettings()
+        )
         service = ToolService(session.tools, ingestor, BackgroundTasks(), LiveSettings())
         yield service, store, session
         await service.tasks.close(5)
@@ -266,7 +271,7 @@ async def test_third_party_text_is_inert_data(live, embedder) -> None:  # type: 
     from connectors.locations import LocationCatalogue
     from rag.routing.factory import build_router
 
-    router = await build_router(Settings(), embedder, LocationCatalogue.load())
+    router = await build_router(Settings(), embedder, LocationCatalogue.load(), TOOLS)
     decision = await router.route("what activities did you find in Rome?")
     assert decision.tools == [] and decision.missing == {}
     assert service.provider_calls == 0  # nothing was called because of the description
@@ -285,8 +290,10 @@ async def test_ingestion_failure_is_counted_and_the_answer_kept(
     kv = SQLiteKV(tmp_path / "kv.db")
     await kv.open()
     broken = EdgeStore(tmp_path / "index", "never-opened", embedder.dimension, 3, 40)  # every write fails
-    async with open_tools(settings) as session:
-        ingestor = LiveIngestor(broken, embedder, Bm25Encoder(), kv, session.tools.catalogue, LiveSettings())
+    async with open_tools(settings, TOOLS.params_models()) as session:
+        ingestor = LiveIngestor(
+            broken, embedder, Bm25Encoder(), kv, session.tools.catalogue, TOOLS, LiveSettings()
+        )
         service = ToolService(session.tools, ingestor, BackgroundTasks(), LiveSettings(cache=False))
         outcome = await service.call("location_search", {"keyword": "lis"}, "ivan")
         assert outcome.call.results  # the answer is not lost
@@ -313,9 +320,9 @@ def test_clean_text_and_recall_questions() -> None:
         == "Fish & chips near the pier"
     )
     assert clean_text("a" * 700, 100).endswith("…") and len(clean_text("a" * 700, 100)) == 100
-    assert recall_request("what hotels did you find?") == (["hotel_offer"], False)
-    assert recall_request("the cheapest flight you showed me") == (["flight_offer"], True)
-    assert recall_request("book a hotel in Rome") is None
+    assert recall_request("what hotels did you find?", TOOLS) == (["hotel_offer"], False)
+    assert recall_request("the cheapest flight you showed me", TOOLS) == (["flight_offer"], True)
+    assert recall_request("book a hotel in Rome", TOOLS) is None
 
 
 async def test_recall_right_after_a_search_sees_it_while_others_are_still_queued(live) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from rag.dialogue.trip import ToolRequest, TripState
+from rag.web import keys
 from tests.llm_stub import Script, create_stub
 
 
@@ -17,13 +19,14 @@ async def setup(aiohttp_client, aiohttp_server, make_settings):  # type: ignore[
     script = Script()
     server = await aiohttp_server(create_stub(script))
 
-    async def make(mode: str = "tools", budget: str = "2") -> Any:
+    async def make(mode: str = "tools", budget: str = "2", **env: str) -> Any:
         settings = make_settings(
             WAYFARER_INDEX__SEED_ON_START="false",
             WAYFARER_LLM__BASE_URL=str(server.make_url("/v1")),
             WAYFARER_LLM__MODEL="stub",
             WAYFARER_ROUTING__LLM_MODE=mode,
             WAYFARER_ROUTING__LLM_TIMEOUT_SECONDS=budget,
+            **env,
         )
         return await aiohttp_client(create_app(settings))
 
@@ -93,3 +96,30 @@ async def test_failures_fall_back_to_the_other_layers(setup, reply: tuple[str, A
     assert [t["name"] for t in body["tools"]] == ["flight_search"]
     assert body["tools"][0]["via"] in ("semantic", "keyword")  # the other layers, not the LLM
     assert body["tools"][0]["params"]["origin"] == "LON"
+
+
+async def test_the_classifier_sees_the_conversation_and_its_answer_goes_through_the_same_update(
+    setup,
+) -> None:  # type: ignore[no-untyped-def]
+    """A reply to the assistant's question is read with the question: the LLM is told the state, and
+    the tool it picks completes the waiting search as any answer does."""
+    script, make = setup
+    client = await make("tools", WAYFARER_FIXED_TODAY="2026-11-21")
+    waiting = TripState(
+        destination="LIS",
+        destination_name="Lisbon",
+        pending=[ToolRequest(name="hotel_search", params={"city": "Lisbon"}, turn=1)],
+        turn=1,
+    )
+    await client.app[keys.CHAT].sessions.save_trip("ana", waiting)
+    script.replies = [("tools", {"hotel_search": {"check_in": "2026-12-12"}})]
+    resp = await client.post(
+        "/v1/route", json={"message": "the twelfth of December, three nights", "user_id": "ana"}
+    )
+    body = await resp.json()
+    told = [m["content"] for m in script.requests[-1]["messages"] if m["role"] == "system"]
+    assert len(told) == 2 and "asked for check_in to call hotel_search (it has city=Lisbon)" in told[1]
+    [tool] = body["tools"]
+    assert tool["name"] == "hotel_search"  # completed from the conversation, as any answer
+    assert tool["params"] == {"city": "Lisbon", "check_in": "2026-12-12", "nights": 3}
+    assert body["missing"] == {}

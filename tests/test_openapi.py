@@ -10,14 +10,16 @@ import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
-from connectors.catalog import TOOLS
 from rag.errors import WayfarerError
 from rag.settings import Settings
-from rag.web import schemas
+from rag.tools.catalog import ToolCatalogue
+from rag.web import keys, schemas
 from rag.web.middleware import _HTTP_CODES, error_middleware
 from rag.web.openapi import REF, openapi_document
 from rag.web.openapi import routes as openapi_routes
 from rag.web.responses import error_classes
+
+TOOLS = ToolCatalogue.builtin()
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -64,6 +66,7 @@ def test_every_route_of_the_app_is_described_and_nothing_else(make_settings: Cal
 
 async def test_the_document_is_served(aiohttp_client) -> None:  # type: ignore[no-untyped-def]
     app = web.Application(middlewares=[error_middleware])
+    app[keys.CATALOGUE] = TOOLS
     app.add_routes(openapi_routes)
     client = await aiohttp_client(app)
     resp = await client.get("/openapi.json")

@@ -8,10 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
-from connectors.catalog import TOOLS
 from connectors.providers import Choice, choose
 from rag.errors import ConfigError
 from rag.settings import Settings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 Make = Callable[..., Settings]
 

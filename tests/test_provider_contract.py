@@ -33,9 +33,12 @@ from tests.provider_contract import (
     Connect,
     Dialect,
     Enum,
+    Filter,
     ProviderContract,
     Raw,
     ahead,
+    flown_by,
+    named,
     params,
 )
 from tests.provider_faults import HttpProviderContract
@@ -87,6 +90,15 @@ class TestAmadeus(HttpProviderContract):
         return "flight_search", searches["flight_search"] | {"nonstop": True}
 
     @pytest.fixture
+    def filters(self) -> tuple[Filter, ...]:
+        # Flight Offers Search filters on includedAirlineCodes; Tours and Activities by its words.
+        return (
+            Filter("flight_search", {"airline": "United Airlines"}, flown_by("UA")),
+            Filter("activity_search", {"category": "religious"}, named("cathedral", "worship")),
+            Filter("activity_search", {"category": "museum"}, named("museum")),
+        )
+
+    @pytest.fixture
     def dialect(self) -> Dialect:
         return Dialect(
             key=SANDBOX_CLIENT[0],
@@ -123,6 +135,10 @@ class TestDuffel(HttpProviderContract):
     @pytest.fixture
     def narrower(self, searches: dict[str, Raw]) -> tuple[str, Raw]:
         return "flight_search", searches["flight_search"] | {"nonstop": True}
+
+    @pytest.fixture
+    def filters(self) -> tuple[Filter, ...]:
+        return (Filter("flight_search", {"airline": "Japan Airlines"}, flown_by("JL")),)
 
     @pytest.fixture
     def dialect(self) -> Dialect:
@@ -247,6 +263,14 @@ class TestOpenTripMap(HttpProviderContract):
     @pytest.fixture
     def narrower(self) -> tuple[str, Raw]:
         return "activity_search", {"city": "Barcelona", "radius_km": 2}
+
+    @pytest.fixture
+    def filters(self) -> tuple[Filter, ...]:
+        return (
+            Filter("activity_search", {"category": "museum"}, named("museum")),
+            Filter("activity_search", {"category": "religious"}, named("cathedral", "worship")),
+            Filter("activity_search", {"category": "amusement"}, named("zoo", "aquarium", "theme park")),
+        )
 
     @pytest.fixture
     def dialect(self) -> Dialect:

@@ -1,6 +1,6 @@
 """Duffel for flight_search through the offline sandbox over real HTTP: what is Duffel's alone.
 
-Offers of round trips, cabins and ceilings, ids that change per search while identities do not, the
+Offers of round trips, cabins, ceilings and airlines, ids that change per search while identities do not, the
 wire format (gzip, headers, error bodies), unreadable offers. The failures every provider shares are
 tests/test_provider_contract.py.
 """
@@ -195,3 +195,13 @@ async def test_unreadable_offers(connect: Connect, sandbox: TestServer) -> None:
     faults(sandbox, rewrite={"cabin_class": "spaceship", "marketing_carrier_flight_number": "<b>1</b>"})
     with pytest.raises(ProviderResponseError, match="cannot read"):
         await duffel.call("flight_search", flight(), 5)
+
+
+async def test_an_airline_keeps_its_own_offers(connect: Connect) -> None:
+    """Duffel takes no airline: the connector keeps the offers whose every flight the airline markets."""
+    c = connect()
+    everyone = await offers(c, flight(), 50)
+    japan = await offers(c, flight(airline="Japan Airlines"), 50)
+    assert japan and all(o.carriers == {"JL"} for o in japan)
+    assert {o.identity for o in japan} < {o.identity for o in everyone}
+    assert await offers(c, flight(airline="JetBlue"), 50) == []  # no JetBlue flight to Tokyo

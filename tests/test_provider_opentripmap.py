@@ -1,14 +1,15 @@
 """OpenTripMap (activity_search) through the real sandbox over HTTP: what is OpenTripMap's alone.
 
-Places around a point with the first few cards, a spent daily allowance, broken cards, an unsupported
-language. The failures every provider shares are tests/test_provider_contract.py.
+Places around a point with the first few cards, a category as OpenTripMap's kinds, a spent daily
+allowance, broken cards, an unsupported language. The failures every provider shares are tests/test_provider_contract.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, get_args
 
 import aiohttp
 import pytest
@@ -16,8 +17,8 @@ import pytest
 from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
 from connectors.models import Activity
-from connectors.opentripmap import OpenTripMapConnector, describe_error
-from connectors.params import ActivitySearchParams
+from connectors.opentripmap import CATEGORY_KINDS, OpenTripMapConnector, describe_error
+from connectors.params import ActivityCategory, ActivitySearchParams
 from connectors.sandbox.app import create_sandbox_app
 from connectors.sandbox.keys import FAULTS
 from connectors.sandbox.opentripmap_api import API_KEY
@@ -98,3 +99,31 @@ async def test_a_broken_card_costs_its_text_and_link_only(
 async def test_an_unsupported_language_is_refused(connector: Callable[..., OpenTripMapConnector]) -> None:
     with pytest.raises(ProviderRejectedError, match="Unsupported language 'xx'"):
         await connector(lang="xx").call("activity_search", where(), 5)
+
+
+def test_every_category_is_a_branch_of_opentripmaps_tree() -> None:
+    assert set(CATEGORY_KINDS) == set(get_args(ActivityCategory))
+    assert all(re.fullmatch(r"[a-z_]+(,[a-z_]+)*", kinds) for kinds in CATEGORY_KINDS.values())
+
+
+async def test_a_category_asks_for_its_kinds(
+    sandbox: Any, connector: Callable[..., OpenTripMapConnector], session: aiohttp.ClientSession
+) -> None:
+    c = connector()
+    everything = await activities(c, where(), 50)
+    churches = await activities(c, where(category="religious"), 50)
+    assert churches and {a.activity_id for a in churches} < {a.activity_id for a in everything}
+    assert all("Cathedral" in a.name or "worship" in a.name for a in churches)
+    assert churches[0].description and churches[0].booking_link  # the card, as for any place
+    # Amusements and sport are no branch of interesting_places: asked for by name, they are found.
+    assert await activities(c, where(category="sports"), 50)
+    assert not any("stadium" in a.name for a in everything)
+    # What the sandbox serves: each place's branch, and only the places under the kinds asked for.
+    url = sandbox.make_url("/0.1/en/places/radius")
+    query = {"radius": "5000", "lon": "2.17", "lat": "41.39", "apikey": API_KEY, "kinds": "religion,museums"}
+    async with session.get(url, params=query) as resp:
+        features = (await resp.json())["features"]
+    kinds = [set(f["properties"]["kinds"].split(",")) for f in features]
+    assert kinds and all(k & {"religion", "museums"} and "interesting_places" in k for k in kinds)
+    async with session.get(url, params=query | {"kinds": "Museums!"}) as resp:
+        assert resp.status == 400 and (await resp.json())["error"] == "Unknown category name: Museums!"

@@ -11,7 +11,6 @@ import aiohttp
 import pytest
 
 from connectors.base import Terms
-from connectors.catalog import TOOLS
 from connectors.http import RetryPolicy
 from connectors.locations import LocationCatalogue
 from connectors.models import CheapestDate, Result
@@ -28,6 +27,9 @@ from rag.live.ingest import LiveIngestor, request_key
 from rag.settings import LiveSettings
 from rag.store.base import Filter
 from rag.store.edge import EdgeStore
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 CATALOGUE = LocationCatalogue.load()
 OPEN_METEO = "Weather data by Open-Meteo.com (CC BY 4.0)"
@@ -44,7 +46,7 @@ async def forecast(url: str, *, sandbox: bool) -> ToolCall:
     async with aiohttp.ClientSession() as session:
         # The same connector the factory builds, pointed at the sandbox as if it were the real service.
         meteo = OpenMeteoConnector(session, url, url, policy=RetryPolicy(0, 0, 5), sandbox=sandbox)
-        runner = ToolRunner(dict.fromkeys(TOOLS, meteo), CATALOGUE)
+        runner = ToolRunner(dict.fromkeys(TOOLS, meteo), CATALOGUE, TOOLS.params_models())
         return await runner.call("weather_forecast", {"city": "Lisbon", "days": 2})
 
 
@@ -54,8 +56,8 @@ async def test_open_meteo_data_carries_its_attribution_into_the_answer(sandbox_u
     assert call.to_json()["attribution"] == OPEN_METEO
     source = live_source(call.results[0])
     assert source["attribution"] == OPEN_METEO
-    assert label("en", source).startswith("weather forecast, open_meteo, fetched ")
-    assert label("en", source).endswith(OPEN_METEO)
+    assert label("en", source, TOOLS).startswith("weather forecast, open_meteo, fetched ")
+    assert label("en", source, TOOLS).endswith(OPEN_METEO)
 
 
 async def test_synthetic_sandbox_data_credits_no_one(sandbox_url: str) -> None:
@@ -70,7 +72,7 @@ async def ingestor(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Asy
     await kv.open()
     store = EdgeStore(tmp_path / "index", "live", embedder.dimension, 3, 40)
     await store.open()
-    yield LiveIngestor(store, embedder, Bm25Encoder(), kv, CATALOGUE, LiveSettings())
+    yield LiveIngestor(store, embedder, Bm25Encoder(), kv, CATALOGUE, TOOLS, LiveSettings())
     await store.close()
     await kv.close()
 

@@ -12,6 +12,9 @@ import pytest
 from connectors.factory import create_providers, open_tools
 from rag.errors import ConfigError
 from rag.settings import Settings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 NEW = {
     "flight_search": "duffel",
@@ -41,7 +44,7 @@ async def test_every_tool_answers_through_its_new_provider(make_settings: Callab
         "flight_inspiration": {"origin": "MAD"},
         "cheapest_dates": {"origin": "MAD", "destination": "LIS"},
     }
-    async with open_tools(settings) as session:
+    async with open_tools(settings, TOOLS.params_models()) as session:
         for tool, params in calls.items():
             call = await session.tools.call(tool, params)
             assert call.provider == NEW[tool], (tool, call.provider)
@@ -61,4 +64,4 @@ async def test_a_provider_without_its_key_is_a_config_error_naming_the_setting(
     )
     async with aiohttp.ClientSession() as session:
         with pytest.raises(ConfigError, match="WAYFARER_CONNECTORS__DUFFEL_TOKEN"):
-            create_providers(settings, session)
+            create_providers(settings, TOOLS, session)

@@ -13,7 +13,6 @@ import pytest
 import pytest_asyncio
 import yaml
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
@@ -21,6 +20,12 @@ from rag.routing.config import DEFAULT_PATH, load_config
 from rag.routing.evaluation import report, split
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
+from rag.tools.catalog import ToolCatalogue
+from scripts.sgd_data import DATA_DIR as SGD_DIR
+from scripts.sgd_data import TODAY as SGD_TODAY
+from scripts.sgd_routing import sample, sgd_rows
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date(2026, 11, 21)
 CAT = LocationCatalogue.load()
@@ -47,7 +52,7 @@ async def make_router(embedder: OnnxEmbedder, config: Any = None) -> Router:
     async def embed(texts: list[str]) -> list[list[float]]:
         return await embedder.embed_documents(texts)
 
-    return await Router.create(config or load_config(), CAT, embed, today=lambda: TODAY)
+    return await Router.create(config or load_config(), CAT, TOOLS, embed, today=lambda: TODAY)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -120,6 +125,28 @@ async def test_heldout_accuracy_meets_the_targets(router: Router) -> None:
     rep = report(pairs, TOOLS)
     # Measured 0.966 and 1.000; the issue's targets are 0.95 and 0.97.
     assert rep["exact_match"] >= 0.95 and rep["no_tool_left_alone"] >= 0.97, rep
+
+
+@pytest.mark.skipif(not (SGD_DIR / "dev.jsonl").exists(), reason="needs ../shared/data/sgd-travel")
+async def test_conversational_turns_route(router: Router) -> None:
+    """SGD dev turns (never fitted on; scripts/sgd_routing.py says how they are labelled): a fixed sample
+    of turns that state an intent ("I'm looking for a house to stay in") reach their tool alone, and of
+    replies ("that works", "when does it land?", "anything else?") call none."""
+    rows = sgd_rows("dev")
+    intents = sample([r for r in rows if r["kind"] == "intent"], 150)
+    replies = sample([r for r in rows if r["kind"] == "reply"], 50)
+    right = [
+        set(r["expected_tools"]) == (await router.route(r["text"], today=SGD_TODAY)).intended for r in intents
+    ]
+    quiet = [not (await router.route(r["text"], today=SGD_TODAY)).intended for r in replies]
+    # Measured 0.867 and 0.96 (0.78 and 0.90 before the classifier was fitted on SGD's train turns): the
+    # floors leave a few messages of slack and stay above the old figures.
+    assert sum(right) / len(right) >= 0.82, [
+        r["text"] for r, ok in zip(intents, right, strict=True) if not ok
+    ]
+    assert sum(quiet) / len(quiet) >= 0.92, [
+        r["text"] for r, ok in zip(replies, quiet, strict=True) if not ok
+    ]
 
 
 async def test_a_new_tool_needs_only_its_declaration(query_embedder: OnnxEmbedder) -> None:

@@ -320,6 +320,36 @@ async def test_flight_offer_filters(sandbox: TestClient[Any, Any], headers: dict
     )["data"] == []
 
 
+async def test_flight_offers_of_some_airlines(sandbox: TestClient[Any, Any], headers: dict[str, str]) -> None:
+    def carriers(body: dict[str, Any]) -> set[str]:
+        return {s["carrierCode"] for o in body["data"] for it in o["itineraries"] for s in it["segments"]}
+
+    route = {"originLocationCode": "LON", "destinationLocationCode": "NYC"}
+    everyone = carriers(await get_json(sandbox, OFFERS, flight_params(**route), headers))
+    assert {"BA", "UA"} < everyone
+    united = await get_json(sandbox, OFFERS, flight_params(**route, includedAirlineCodes="UA"), headers)
+    assert carriers(united) == {"UA"} and set(united["dictionaries"]["carriers"]) == {"UA"}
+    assert all(o["validatingAirlineCodes"] == ["UA"] for o in united["data"])
+    both = await get_json(sandbox, OFFERS, flight_params(**route, includedAirlineCodes="UA,BA"), headers)
+    assert carriers(both) == {"UA", "BA"}
+    others = await get_json(sandbox, OFFERS, flight_params(**route, excludedAirlineCodes="BA,UA"), headers)
+    assert others["data"] and not carriers(others) & {"BA", "UA"}
+    nobody = await get_json(sandbox, OFFERS, flight_params(**route, includedAirlineCodes="QF"), headers)
+    assert nobody["data"] == [] and "dictionaries" not in nobody
+    error = await amadeus_error(
+        await sandbox.get(
+            OFFERS,
+            params=flight_params(**route, includedAirlineCodes="UA", excludedAirlineCodes="BA"),
+            headers=headers,
+        ),
+        400,
+        4926,
+    )
+    assert error["source"]["parameter"] == "excludedAirlineCodes"
+    malformed = flight_params(**route, includedAirlineCodes="United")
+    await amadeus_error(await sandbox.get(OFFERS, params=malformed, headers=headers), 400, 477)
+
+
 @pytest.mark.parametrize(
     ("params", "code", "parameter"),
     [
@@ -554,6 +584,18 @@ async def test_activities(sandbox: TestClient[Any, Any], headers: dict[str, str]
         await sandbox.get(ACTIVITIES, params={"latitude": "95", "longitude": "0"}, headers=headers), 400, 4926
     )
     await amadeus_error(await sandbox.get(ACTIVITIES, params={"longitude": "0"}, headers=headers), 400, 32171)
+
+
+async def test_a_city_has_a_sight_of_each_kind(
+    sandbox: TestClient[Any, Any], headers: dict[str, str]
+) -> None:
+    """Its museum, park, church, castle or palace, stage and viewpoint (a big city's zoo and stadium too),
+    as Amadeus lists activities: without OpenTripMap's kinds, which the OpenTripMap dialect serves."""
+    body = await get_json(sandbox, ACTIVITIES, {"latitude": "41.3874", "longitude": "2.1686"}, headers)
+    names = " ".join(a["name"] for a in body["data"])
+    for sight in ("Museum", "Cathedral", "Botanical Garden", "Opera House", "observation deck", "stadium"):
+        assert sight in names, sight
+    assert not any(key == "kinds" or key.startswith("_") for a in body["data"] for key in a)
 
 
 # --- any city of the shared place catalogue ----------------------------------------------------------------

@@ -21,6 +21,9 @@ from rag.routing.classifier import DEFAULT_PATH, NONE, Classification, Threshold
 from rag.routing.config import load_config
 from rag.routing.router import Router, decide
 from rag.settings import EmbeddingSettings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date(2026, 11, 21)
 CONFIG = load_config()
@@ -40,7 +43,9 @@ async def make_router(embedder: OnnxEmbedder, classifier_path: Path | None = DEF
     async def embed(texts: list[str]) -> list[list[float]]:
         return await embedder.embed_documents(texts)
 
-    return await Router.create(CONFIG, CAT, embed, today=lambda: TODAY, classifier_path=classifier_path)
+    return await Router.create(
+        CONFIG, CAT, TOOLS, embed, today=lambda: TODAY, classifier_path=classifier_path
+    )
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -91,7 +96,7 @@ async def test_the_router_loads_it_and_another_model_falls_back_to_examples(
         return out
 
     with caplog.at_level(logging.WARNING, logger="rag.routing.router"):
-        other = await Router.create(CONFIG, CAT, other_model, today=lambda: TODAY)
+        other = await Router.create(CONFIG, CAT, TOOLS, other_model, today=lambda: TODAY)
     assert other.semantic.classifier is None and "another embedding model" in caplog.text
     assert (await other.analyse("flights from Paris to Rome")).classification is None
 

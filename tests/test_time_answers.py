@@ -12,9 +12,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from aiohttp.test_utils import TestClient
 
-from rag.chat.forecast import HORIZON_DAYS, Span, available_on, date_span, fit, later_note
+from rag.dialogue.forecast import Span, Window, available_on, date_span, fit, later_note
 from rag.i18n import LANGUAGES, message
 from rag.routing.dates import find_dates
+
+# The weather tool as its declaration gives it: 16 days ahead, from start_date, for days.
+WINDOW = Window(16, "start_date", "days")
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TODAY = dt.date(2026, 11, 21)  # a Saturday
@@ -57,33 +60,37 @@ def day(d: dt.date) -> str:
     ],
 )
 def test_the_forecast_covers_the_days_within_its_horizon(span: Span | None, params: dict[str, Any]) -> None:
-    got = fit({"city": "Rome"}, span, TODAY, "en")
+    got = fit({"city": "Rome"}, span, TODAY, "en", WINDOW)
     assert got.params is not None and got.later is None and got.passed is None
     assert {k: v for k, v in got.params.items() if k != "city" or "start_date" not in params} == params
     if "start_date" in got.params:
         start = dt.date.fromisoformat(got.params["start_date"])
-        assert (start - TODAY).days + got.params["days"] <= HORIZON_DAYS  # what the tool accepts
+        assert (start - TODAY).days + got.params["days"] <= WINDOW.horizon  # what the tool accepts
 
 
 def test_beyond_the_horizon_or_past_there_is_no_forecast() -> None:
     april = Span(dt.date(2027, 4, 10), dt.date(2027, 4, 14))
-    assert fit({"city": "Tokyo"}, april, TODAY, "en").later == april
-    assert fit({}, Span(TODAY + dt.timedelta(days=16), TODAY + dt.timedelta(days=16)), TODAY, "en").later
-    assert fit({}, Span(dt.date(2025, 3, 1), dt.date(2025, 3, 1)), TODAY, "en").passed == "2025-03-01"
+    assert fit({"city": "Tokyo"}, april, TODAY, "en", WINDOW).later == april
+    assert fit(
+        {}, Span(TODAY + dt.timedelta(days=16), TODAY + dt.timedelta(days=16)), TODAY, "en", WINDOW
+    ).later
+    assert fit({}, Span(dt.date(2025, 3, 1), dt.date(2025, 3, 1)), TODAY, "en", WINDOW).passed == "2025-03-01"
     month = Span(dt.date(2025, 4, 1), dt.date(2025, 4, 30), month=True)
-    assert fit({}, month, TODAY, "es").passed == "abril de 2025"
-    assert available_on(april) == dt.date(2027, 3, 26)  # the day the forecast reaches 10 April
+    assert fit({}, month, TODAY, "es", WINDOW).passed == "abril de 2025"
+    assert available_on(april, WINDOW.horizon) == dt.date(
+        2027, 3, 26
+    )  # the day the forecast reaches 10 April
 
 
 def test_the_note_says_when_the_forecast_becomes_available_in_six_languages() -> None:
     april = Span(dt.date(2027, 4, 10), dt.date(2027, 4, 14))
-    assert later_note(april, "en") == (
+    assert later_note(april, "en", WINDOW.horizon) == (
         "The forecast for 10–14 April 2027 becomes available around 26 March 2027; forecasts reach 16 days"
         " ahead. Here is the climate the guides give for April."
     )
     expected = {"es": "abril", "fr": "avril", "de": "April", "pt": "abril", "it": "aprile"}
     for lang, april_word in expected.items():
-        note = later_note(april, lang)
+        note = later_note(april, lang, WINDOW.horizon)
         assert april_word in note and "2027" in note and "16" in note and "{" not in note, note
     assert date_span(dt.date(2027, 4, 30), dt.date(2027, 5, 2), "de") == "30. April 2027 – 2. Mai 2027"
     assert set(LANGUAGES) >= set(expected)
@@ -128,7 +135,7 @@ async def test_a_trip_months_ahead_gets_the_guides_climate_and_when_the_forecast
     body = await say(client, user, weather)
     assert forecasts(body) == []  # no forecast of today's weather passed off as the trip's
     span = Span(first, first, month=True)
-    assert later_note(span, lang) in body["text"]
+    assert later_note(span, lang, WINDOW.horizon) in body["text"]
     climate = [
         s for s in body["sources"] if s["id"] == "guides/tokyo" and "Best time" in str(s.get("section"))
     ]
@@ -147,7 +154,7 @@ async def test_trip_dates_within_the_horizon_get_a_forecast_covering_them(client
     # Partly beyond the horizon: the forecast covers what it can.
     later, last = utc_today() + dt.timedelta(days=10), utc_today() + dt.timedelta(days=20)
     [call] = forecasts(await say(client, "cy", f"weather in Lisbon from {day(later)} to {day(last)}"))
-    assert call["params"]["start_date"] == later.isoformat() and call["params"]["days"] == HORIZON_DAYS - 10
+    assert call["params"]["start_date"] == later.isoformat() and call["params"]["days"] == WINDOW.horizon - 10
     assert call.get("error") is None
 
     # No date: the forecast from today, as always.

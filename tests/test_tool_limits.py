@@ -24,6 +24,9 @@ from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
 from rag.errors import ProviderResponseError, ProviderTimeoutError
 from rag.settings import Settings
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 SHAPES = ["list", "string", "number", "null", "nested"]
 
@@ -55,7 +58,7 @@ def set_faults(session: ToolSession, **faults: Any) -> None:
 
 @pytest.fixture
 async def sandbox_tools(make_settings: Callable[..., Settings]) -> AsyncIterator[ToolSession]:
-    async with open_tools(make_settings(**fast())) as session:
+    async with open_tools(make_settings(**fast()), TOOLS.params_models()) as session:
         yield session
 
 
@@ -175,7 +178,7 @@ async def test_a_stalled_provider_fails_the_call_at_its_deadline(
 ) -> None:
     _, url = upstream
     settings = against(url, make_settings, WAYFARER_LIMITS__TOOL_DEADLINE_SECONDS="1")
-    async with open_tools(settings) as session:
+    async with open_tools(settings, TOOLS.params_models()) as session:
         with pytest.raises(ProviderTimeoutError, match="location_search") as caught:
             await session.tools.call("location_search", {"keyword": "lis"})
     assert caught.value.code == "provider_timeout" and caught.value.status == 504
@@ -187,7 +190,7 @@ async def test_a_stalled_token_endpoint_fails_each_waiting_call_by_its_own_deadl
     up, url = upstream
     up.token = "hang"
     settings = against(url, make_settings, WAYFARER_LIMITS__TOOL_DEADLINE_SECONDS="1")
-    async with open_tools(settings) as session:
+    async with open_tools(settings, TOOLS.params_models()) as session:
         outcomes = await asyncio.gather(
             *(session.tools.call("location_search", {"keyword": f"l{i}x"}) for i in range(5)),
             return_exceptions=True,
@@ -201,7 +204,7 @@ async def test_a_body_past_the_cap_is_refused(
     up, url = upstream
     up.geocoding = json.dumps({"results": [], "padding": "x" * (1024 * 1024)}).encode()
     settings = against(url, make_settings, WAYFARER_LIMITS__PROVIDER_MAX_BYTES=str(64 * 1024))
-    async with open_tools(settings) as session:
+    async with open_tools(settings, TOOLS.params_models()) as session:
         for chunked in (False, True):  # announced in Content-Length, and streamed without one
             up.chunked = chunked
             with pytest.raises(ProviderResponseError, match="larger than 65536 bytes"):
@@ -226,7 +229,7 @@ async def test_an_offer_with_a_nan_price_is_dropped_and_the_rest_kept(
         "data": [fare(10, "NaN"), fare(11, math.nan), fare(12, "120.50"), fare(13, "-Infinity")],
         "meta": {"currency": "EUR"},
     }
-    async with open_tools(against(url, make_settings)) as session:
+    async with open_tools(against(url, make_settings), TOOLS.params_models()) as session:
         call = await session.tools.call("cheapest_dates", {"origin": "Paris", "destination": "Rome"})
     assert [r.price for r in call.results] == [120.5]  # type: ignore[attr-defined]
     json.dumps(call.to_json(), allow_nan=False)

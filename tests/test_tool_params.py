@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from connectors.tools import ToolRunner
 from rag.errors import ToolNotFoundError, ToolValidationError, UnknownLocationError
+from rag.tools.catalog import ToolCatalogue
+
+TOOLS = ToolCatalogue.builtin()
 
 TODAY = dt.date(2027, 3, 10)
 CAT = LocationCatalogue.load()
@@ -18,7 +20,7 @@ CAT = LocationCatalogue.load()
 
 def runner() -> ToolRunner:
     # Validation only: no provider is called in this module.
-    return ToolRunner({t: object() for t in TOOLS}, CAT, today=lambda: TODAY)  # type: ignore[misc]
+    return ToolRunner({t: object() for t in TOOLS}, CAT, TOOLS.params_models(), today=lambda: TODAY)  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(

@@ -53,6 +53,14 @@ async def flight_offers(request: web.Request) -> web.Response:
         p.fail(INVALID_FORMAT, "currencyCode must be an ISO 4217 currency code", "currencyCode")
     max_price = p.integer("maxPrice", None, 1, 10_000_000)
     max_results = p.integer("max", 250, 1, 250)
+    included = p.carriers("includedAirlineCodes")
+    excluded = p.carriers("excludedAirlineCodes")
+    if included is not None and excluded is not None:
+        p.fail(
+            INVALID_DATA,
+            "includedAirlineCodes and excludedAirlineCodes cannot be used together",
+            "excludedAirlineCodes",
+        )
     p.raise_if_errors()
     assert origin_code and dest_code and departure and adults is not None
     assert children is not None and infants is not None and max_results is not None
@@ -92,6 +100,8 @@ async def flight_offers(request: web.Request) -> web.Response:
         currency,
         max_price,
         max_results,
+        included,
+        excluded or frozenset(),
     )
     offers, dictionaries = search_offers(cat, query, today())
     body: dict[str, Any] = {

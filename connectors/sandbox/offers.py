@@ -33,6 +33,8 @@ class FlightQuery:
     currency: str = "EUR"
     max_price: int | None = None
     max_results: int = 250
+    carriers: frozenset[str] | None = None  # only these airlines (includedAirlineCodes)
+    excluded: frozenset[str] = frozenset()  # never these (excludedAirlineCodes)
 
 
 def cabin_available(option: LegOption, cabin: str) -> bool:
@@ -60,7 +62,10 @@ def _legs(
     return [
         opt
         for opt in leg_options(cat, origin.airports, dest.airports, day)
-        if (opt.nonstop or not q.non_stop) and cabin_available(opt, cabin)
+        if (opt.nonstop or not q.non_stop)
+        and cabin_available(opt, cabin)
+        and (q.carriers is None or opt.carrier in q.carriers)
+        and opt.carrier not in q.excluded
     ]
 
 

@@ -8,12 +8,15 @@ wikipedia_extracts and preview). Errors are ``{"error": "<message>"}``; the key 
 query parameter.
 
 Places come from the Amadeus activity generator (activities.py): the same city has the same tours
-through either dialect; an xid is "N" and the activity id, stable across searches.
+through either dialect; an xid is "N" and the activity id, stable across searches. A place's ``kinds``
+are its branch of OpenTripMap's category tree, root first; ``kinds=`` keeps the places with any of the
+categories named (a category stands for everything under it, as each place lists its whole branch).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from aiohttp import web
@@ -30,13 +33,7 @@ LANGS = frozenset({"en", "ru"})
 MAX_LIMIT = 500
 MAX_RADIUS_M = 50_000
 CARD_URL = "https://opentripmap.sandbox.wayfarer.invalid/en/card/"
-KINDS = (
-    "interesting_places,cultural,historic_architecture",
-    "interesting_places,foods,tourist_facilities",
-    "interesting_places,natural,view_points",
-    "interesting_places,cultural,museums",
-    "interesting_places,amusements,tourist_facilities",
-)
+_KIND = re.compile(r"^[a-z_]{2,40}$")
 
 
 class OpenTripMapError(Exception):
@@ -106,6 +103,18 @@ def _lang(request: web.Request) -> str:
     return lang
 
 
+def _kinds(request: web.Request) -> set[str] | None:
+    """The categories asked for (``kinds=museums,religion``), or None for every place."""
+    raw = request.query.get("kinds")
+    if raw is None:
+        return None
+    names = {k.strip() for k in raw.split(",")}
+    bad = sorted(k for k in names if not _KIND.match(k))
+    if bad:
+        raise OpenTripMapError(400, f"Unknown category name: {bad[0][:40]}")
+    return names
+
+
 def _rate(activity: dict[str, Any]) -> int:
     """OpenTripMap's popularity 1-3 from the generator's 3.8-5.0 rating."""
     return 1 + min(2, int((float(activity["rating"]) - 3.8) / 0.4))
@@ -118,7 +127,7 @@ def _place(activity: dict[str, Any]) -> dict[str, Any]:
         "name": activity["name"],
         "rate": _rate(activity),
         "osm": f"node/{aid}",
-        "kinds": KINDS[int(aid) % len(KINDS)],
+        "kinds": activity[activities.KINDS],
     }
 
 
@@ -131,6 +140,7 @@ async def places_radius(request: web.Request) -> web.Response:
     min_rate = request.query.get("rate", "1").rstrip("h") or "1"
     if min_rate not in ("1", "2", "3"):
         raise OpenTripMapError(400, "Parameter 'rate' must be one of: 1, 2, 3, 1h, 2h, 3h")
+    wanted = _kinds(request)
     fmt = request.query.get("format", "geojson")
     if fmt not in ("geojson", "json", "count"):
         raise OpenTripMapError(400, "Parameter 'format' must be one of: json, geojson, count")
@@ -139,7 +149,8 @@ async def places_radius(request: web.Request) -> web.Response:
     for a in activities.activities_for_city(city) if city is not None else ():
         plat, plon = float(a["geoCode"]["latitude"]), float(a["geoCode"]["longitude"])
         dist = haversine_km(lat, lon, plat, plon) * 1000
-        if dist <= radius and _rate(a) >= int(min_rate):
+        kinds = set(a[activities.KINDS].split(","))
+        if dist <= radius and _rate(a) >= int(min_rate) and (wanted is None or kinds & wanted):
             found.append((dist, plat, plon, a))
     found.sort(key=lambda f: f[0])
     found = found[:limit]

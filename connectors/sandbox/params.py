@@ -18,6 +18,7 @@ from connectors.sandbox.errors import (
 
 _IATA = re.compile(r"^[A-Za-z]{3}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CARRIER = re.compile(r"^[A-Z0-9]{2}$")
 
 
 def today() -> dt.date:
@@ -152,6 +153,17 @@ class AmadeusParams:
             self.fail(INVALID_OPTION, f"{name} must be one of {', '.join(options)}", name)
             return default
         return value.upper()
+
+    def carriers(self, name: str) -> frozenset[str] | None:
+        """IATA airline codes, comma-separated ("UA,LH"; at most 99), or None when not given."""
+        value = self.string(name)
+        if value is None:
+            return None
+        codes = [c.strip().upper() for c in value.split(",")]
+        if len(codes) > 99 or not all(_CARRIER.match(c) for c in codes):
+            self.fail(INVALID_FORMAT, f"{name} must be a comma-separated list of IATA airline codes", name)
+            return None
+        return frozenset(codes)
 
     def choices(self, name: str, options: Sequence[str], *, required: bool = False) -> list[str]:
         value = self.string(name, required=required)

@@ -14,10 +14,10 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from connectors.catalog import spec_of_kind
 from connectors.models import Result
 from rag.chat.sentences import escape_markdown, section
 from rag.i18n import message
+from rag.tools.catalog import ToolCatalogue
 
 Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
 
@@ -104,13 +104,13 @@ def numbered(
     return sorted(out, key=lambda s: s["n"])
 
 
-def sources_line(lang: str, sources: Sequence[Mapping[str, Any]]) -> str:
+def sources_line(lang: str, sources: Sequence[Mapping[str, Any]], tools: ToolCatalogue) -> str:
     """The answer's last line: "Sources: [1] Tokyo City Guide — Best time to visit; [2] ..."."""
-    listed = "; ".join(f"[{s['n']}] {escape_markdown(label(lang, s))}" for s in sources)
+    listed = "; ".join(f"[{s['n']}] {escape_markdown(label(lang, s, tools))}" for s in sources)
     return message(lang, "sources", sources=listed)
 
 
-def label(lang: str, source: Mapping[str, Any]) -> str:
+def label(lang: str, source: Mapping[str, Any], tools: ToolCatalogue) -> str:
     """How the Sources line names a source, in the words the composer uses: a guide's "Title — Section";
     a live result's "<result kind>, <provider>, fetched <time>[, sandbox data][, indicative price]"."""
     if source.get("kind") == "document":
@@ -121,7 +121,7 @@ def label(lang: str, source: Mapping[str, Any]) -> str:
     at = str(source["fetched_at"])[:16].replace("T", " ") + " UTC" if source.get("fetched_at") else None
     return live_label(
         lang,
-        str(source.get("kind", "")),
+        tools.result_label(str(source.get("kind", "")), lang),
         source.get("provider"),
         at,
         sandbox=bool(source.get("sandbox")),
@@ -132,7 +132,7 @@ def label(lang: str, source: Mapping[str, Any]) -> str:
 
 def live_label(
     lang: str,
-    kind: str,
+    result: str,
     provider: str | None,
     at: str | None,
     *,
@@ -140,10 +140,10 @@ def live_label(
     indicative: bool = False,
     attribution: str | None = None,
 ) -> str:
-    """ "<result kind>, <provider>, fetched <at>[, sandbox data][, indicative price][, <attribution>]":
-    the attribution is what the provider's terms ask an answer to carry (Open-Meteo's licence)."""
-    spec = spec_of_kind(kind)
-    parts = [spec.result_label(lang) if spec else kind.replace("_", " ")]
+    """ "<result>, <provider>, fetched <at>[, sandbox data][, indicative price][, <attribution>]":
+    ``result`` names one result ("flight offer"); the attribution is what the provider's terms ask an
+    answer to carry (Open-Meteo's licence)."""
+    parts = [result]
     if provider:
         parts.append(provider)
     if at:

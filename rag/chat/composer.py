@@ -17,12 +17,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from connectors.catalog import TOOLS
 from rag.chat.citations import live_label
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
 from rag.chat.vocabulary import GENERAL_TOPICS
-from rag.i18n import catalogue, join_list, message, tool_label
+from rag.i18n import catalogue, join_list, message
+from rag.tools.catalog import ToolCatalogue
 
 __all__ = [
     "Answer",
@@ -44,7 +44,6 @@ MOST_PER_PLACE = 3
 RELATED = 3
 EXCERPT_GAP = " … "  # between the quoted pieces of one citation that are not next to each other
 # What the service can look up, offered when the guides have nothing.
-OFFERED_TOOLS = ("flight_search", "hotel_search", "activity_search", "weather_forecast")
 
 
 @dataclass
@@ -114,10 +113,12 @@ def compose(
     places: Sequence[str] = (),
     compare: bool = False,
     notes: Sequence[str] = (),
+    declared: ToolCatalogue,
 ) -> Answer:
     """The answer in ``lang``: its fixed phrases from the catalogue; quotes and results stay in the
     language they were written in. ``places``: the places asked about (display names); ``notes``:
-    sentences said right after the lead; ``recalled``: earlier results the traveller asks for."""
+    sentences said right after the lead; ``recalled``: earlier results the traveller asks for;
+    ``declared``: the tools' declarations (their labels, and which to offer)."""
     cites = _Citations()
     found = [t for t in tools if t.results]
     # The passages' places too: "Lisboa" in the question is the Lisbon guide's place, not a topic.
@@ -137,8 +138,8 @@ def compose(
             lines.append(f"- {escape_markdown(r)} [{n}]")
         body.append("\n".join(lines))
     elif found:
-        lead = message(lang, "lead_found", tools=", ".join(tool_label(lang, t.name) for t in found))
-    body.extend(_tool_blocks(lang, tools, cites))
+        lead = message(lang, "lead_found", tools=", ".join(declared.label(t.name, lang) for t in found))
+    body.extend(_tool_blocks(lang, tools, cites, declared))
     if compare or facts:
         if found:
             body.append(message(lang, "from_guides"))
@@ -151,7 +152,8 @@ def compose(
         else:
             body.extend(_fact_blocks(facts, passages, cites))
     elif recalled is None and not tools and not clarify:
-        lead = _nothing(lang, passages, pool, places)
+        offered = [s.label(lang) for s in declared.values() if s.offered]
+        lead = _nothing(lang, passages, pool, places, offered)
     blocks = [lead] if lead else []
     blocks += [escape_markdown(n) for n in notes if n] + body
     if any(t.sandbox for t in found):
@@ -191,10 +193,12 @@ def _facts(
     return sorted(picked, key=order)
 
 
-def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: _Citations) -> list[str]:
+def _tool_blocks(
+    lang: str, tools: Sequence[ToolAnswer], cites: _Citations, known: ToolCatalogue
+) -> list[str]:
     blocks = []
     for ti, t in enumerate(tools):
-        label = tool_label(lang, t.name)
+        label = known.label(t.name, lang)
         if t.error:
             blocks.append(message(lang, "tool_failed", tool=label, error=_error(lang, t)))
         elif t.results:
@@ -203,9 +207,10 @@ def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: _Citations) -> l
             else:
                 head = message(lang, "tool_results", tool=label)
             lines = [_capital(head)]
+            spec = known.get(t.name)
             source = live_label(
                 lang,
-                TOOLS[t.name].kind if t.name in TOOLS else t.name,
+                known.result_label(spec.kind, lang) if spec else t.name.replace("_", " "),
                 t.provider,
                 t.fetched_at,
                 sandbox=t.sandbox,
@@ -334,13 +339,15 @@ def _compare_blocks(
     return blocks
 
 
-def _nothing(lang: str, passages: Sequence[Passage], pool: list[Candidate], places: Sequence[str]) -> str:
+def _nothing(
+    lang: str, passages: Sequence[Passage], pool: list[Candidate], places: Sequence[str], offered: list[str]
+) -> str:
     """Said plainly, with what the service can do instead: its tools and a few related topics."""
     lines = [
         message(lang, "nothing_place", place=escape_markdown(join_list(lang, list(places))))
         if places
         else message(lang, "nothing"),
-        message(lang, "offer_tools", tools=join_list(lang, [tool_label(lang, t) for t in OFFERED_TOOLS])),
+        message(lang, "offer_tools", tools=join_list(lang, offered)),
     ]
     usable = sorted({c.passage for c in pool}) or ([] if places else range(len(passages)))
     related = list(dict.fromkeys(_passage_label(passages[i]) for i in usable))[:RELATED]

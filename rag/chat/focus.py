@@ -10,26 +10,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from connectors.locations import fold
-from rag.chat.trip import TripState
+from rag.dialogue.trip import TripState
 from rag.ingest.documents import norm
 from rag.routing.extract import Slots
 
-# Tools whose origin is where the traveller leaves from: its guide does not answer about the trip.
-_ROUTES = frozenset({"flight_search", "cheapest_dates"})
-
 
 def focus(
-    slots: Slots | None, trip: TripState, calls: Sequence[str], unknown: Sequence[str] = ()
+    slots: Slots | None, trip: TripState, route: bool = False, unknown: Sequence[str] = ()
 ) -> tuple[list[str], list[str]]:
     """(places as guides' ``city_norm`` values, countries as ISO alpha-2 codes) to search within.
 
-    ``calls``: the tools this message calls; ``unknown``: place-like text the catalogue could not
-    resolve (then the trip's place is not assumed: the traveller asks about somewhere else).
+    ``route``: the message calls a tool about a route (a flight), whose origin is where the traveller
+    leaves from: its guide does not answer about the trip. ``unknown``: place-like text the catalogue
+    could not resolve (then the trip's place is not assumed: the traveller asks about somewhere else).
     """
     places, countries = [], []
     if slots is not None:
         mentions = slots.places
-        if _ROUTES & set(calls) and slots.origin and slots.destination:
+        if route and slots.origin and slots.destination:
             mentions = [p for p in mentions if p is not slots.origin]
         places = [norm(p.place.city_name) for p in mentions]
         countries = [c.upper() for c in slots.countries]

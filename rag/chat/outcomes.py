@@ -13,9 +13,9 @@ from typing import Any
 from connectors.models import Result
 from rag.chat.citations import Ref, document_source, live_source
 from rag.chat.composer import ToolAnswer
-from rag.chat.plan import Plan
 from rag.chat.sentences import split_passage
-from rag.errors import ToolValidationError, WayfarerError
+from rag.dialogue.plan import Plan
+from rag.errors import ToolValidationError, UnknownLocationError, WayfarerError
 from rag.live.service import ToolOutcome
 from rag.store.base import Hit
 
@@ -52,7 +52,9 @@ def tool_results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> 
                     "assumed": call.assumed,
                 }
             )
-            if not isinstance(outcome, ToolValidationError):
+            # Refused parameters never went out; a place the provider could not find did, and a
+            # follow-up ("what about the 3rd?") changes that search.
+            if not isinstance(outcome, ToolValidationError) or isinstance(outcome, UnknownLocationError):
                 done.made.append(call.name)
             continue
         if isinstance(outcome, BaseException):

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from connectors.catalog import TOOLS
 from rag.chat.answers import finish
 from rag.chat.citations import cite_written, numbered, sources_line
 from rag.chat.composer import Passage, ToolAnswer, chunks, compose, is_comparison, passage_from_payload
@@ -19,9 +18,9 @@ from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.outcomes import citable, tool_results
-from rag.chat.plan import Plan, ToolSpecs, plan
 from rag.chat.sessions import SessionStore
-from rag.chat.trip import TripState
+from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, describe_state, plan
+from rag.dialogue.trip import TripState
 from rag.errors import (
     ProviderTimeoutError,
     RateLimitedError,
@@ -64,13 +63,7 @@ class ChatService:
         self._fixed_today = today
         self._zone = ZoneInfo(timezone)
         self.grounding = grounding
-        self._specs = ToolSpecs(
-            router.config.tools,
-            {
-                name: frozenset(TOOLS[name].params.model_fields if name in TOOLS else route.params)
-                for name, route in router.config.tools.items()
-            },
-        )
+        self._specs = ToolSpecs(router.config.tools, router.tools)
         self._deadline = deadline_seconds
         self._writer = writer
         self._rate_limit = rate_limit
@@ -156,7 +149,14 @@ class ChatService:
             trip = await self.sessions.trip(user_id)
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             mark("embed")
-            decision = await self._router.route(text, vector, country=self._country(trip), today=today)
+            decision = await self._router.route(
+                text,
+                vector,
+                country=self._country(trip),
+                today=today,
+                context=describe_state(trip, self._specs),
+                asked=asked_slots(trip, self._specs),
+            )
             planned = plan(decision, trip, self._specs, today, decision.lang)
             mark("route")
             places = _place_names(decision, planned)
@@ -188,6 +188,7 @@ class ChatService:
                 places=places,
                 compare=compare,
                 notes=planned.notes,
+                declared=self._specs.declared,
             )
             mark("compose")
             full = answer.text
@@ -217,7 +218,7 @@ class ChatService:
                 tail = "\n".join(
                     [
                         *([planned.clarify] if planned.clarify else []),
-                        *([sources_line(decision.lang, sources)] if sources else []),
+                        *([sources_line(decision.lang, sources, self._specs.declared)] if sources else []),
                     ]
                 )
                 if tail:
@@ -244,7 +245,13 @@ class ChatService:
         text = self._checked(text)
         trip = await self.sessions.trip(user_id)
         today = self.today(timezone)
-        decision = await self._router.route(text, country=self._country(trip), today=today)
+        decision = await self._router.route(
+            text,
+            country=self._country(trip),
+            today=today,
+            context=describe_state(trip, self._specs),
+            asked=asked_slots(trip, self._specs),
+        )
         planned = plan(decision, trip, self._specs, today, decision.lang)
         out: dict[str, Any] = {
             "use_rag": decision.use_rag,
@@ -306,9 +313,9 @@ class ChatService:
             return await self._retriever.search(
                 text, self._passages * self._chunks, user_id=user_id, vector=vector, per_document=self._chunks
             )
-        in_places, countries = focus(
-            decision.slots, planned.trip, [c.name for c in planned.calls], decision.unknown_places
-        )
+        declared = self._specs.declared
+        route = any(c.name in declared and declared[c.name].about == "route" for c in planned.calls)
+        in_places, countries = focus(decision.slots, planned.trip, route, decision.unknown_places)
         query = planned.climate.query if planned.climate else search_text(text, decision.slots)
         if query != text:  # "Londres": the guide says "London"; worth a second embedding
             vector = await self._retriever.embed(query)

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from rag.chat.trip import TripState
+from rag.dialogue.trip import TripState
 from rag.errors import KVUnavailableError
 from rag.kv.base import KVStore
 

@@ -6,7 +6,7 @@ message(lang, key, **kwargs) -> the phrase from messages.yaml (English for an un
 
 from __future__ import annotations
 
-from rag.i18n.catalogue import catalogue, join_list, message, placeholders, tool_label
+from rag.i18n.catalogue import catalogue, join_list, message, placeholders
 from rag.i18n.detect import LANGUAGE_NAMES, LANGUAGES, detect_language, load_detector
 
 __all__ = [
@@ -18,5 +18,4 @@ __all__ = [
     "load_detector",
     "message",
     "placeholders",
-    "tool_label",
 ]

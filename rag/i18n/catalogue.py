@@ -35,15 +35,6 @@ def message(lang: str, key: str, **kwargs: object) -> str:
     return table.get(lang, table["en"])[key].format(**kwargs)
 
 
-def tool_label(lang: str, tool: str) -> str:
-    """A tool's results as said to a traveller ("flights", "vuelos"), from its declaration; the tool's
-    name if unknown."""
-    from connectors.catalog import TOOLS
-
-    spec = TOOLS.get(tool)
-    return spec.label(lang) if spec else tool.replace("_", " ")
-
-
 def join_list(lang: str, items: Sequence[str]) -> str:
     """ "a, b and c" in ``lang``."""
     if len(items) <= 1:

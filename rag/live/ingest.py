@@ -23,7 +23,6 @@ from typing import Any
 import pydantic
 
 from connectors.base import Terms
-from connectors.catalog import spec_of_kind
 from connectors.locations import LocationCatalogue
 from connectors.models import Activity, FarePoint, FlightOffer, HotelOffer, Location, Result, WeatherDay
 from connectors.params import ToolParams
@@ -33,16 +32,11 @@ from rag.ingest.documents import norm
 from rag.kv.base import KVStore
 from rag.settings import LiveSettings
 from rag.store.base import Filter, Hit, Point, VectorStore
+from rag.tools.catalog import ToolCatalogue
 
 logger = logging.getLogger(__name__)
 
 LIVE_NAMESPACE = uuid.UUID("0b7a9c1e-4d2f-5e6a-8b9c-0d1e2f3a4b5c")
-
-
-def result_model(kind: str) -> type[Result] | None:
-    """The declared result model of a stored result's kind (connectors/catalog/)."""
-    spec = spec_of_kind(kind)
-    return spec.result if spec else None
 
 
 def live_point_id(scope: str, identity: str) -> str:
@@ -75,8 +69,10 @@ class LiveIngestor:
         sparse: SparseEncoder,
         kv: KVStore,
         catalogue: LocationCatalogue,
+        tools: ToolCatalogue,
         settings: LiveSettings,
     ) -> None:
+        self.tools = tools  # the declarations: each result kind's model and freshness
         self._store = store
         self._embedder = embedder
         self._sparse = sparse
@@ -88,11 +84,16 @@ class LiveIngestor:
     def ttl(self, kind: str, terms: Terms | None = None) -> int:
         """Seconds a result of ``kind`` stays current: the settings' override, else its tool's declared
         freshness, shortened by the provider's terms (``max_age``)."""
-        spec = spec_of_kind(kind)
+        spec = self.tools.of_kind(kind)
         seconds = self._settings.freshness.get(kind) or (spec.freshness if spec else 3600)
         if terms is not None and terms.max_age is not None:
             seconds = min(seconds, terms.max_age)
         return seconds
+
+    def _result_model(self, kind: str) -> type[Result] | None:
+        """The declared result model of a stored result's kind."""
+        spec = self.tools.of_kind(kind)
+        return spec.result if spec else None
 
     def _left(self, result: Result, terms: Terms) -> float:
         """Seconds the result may still be stored and answered from: its freshness counts from when it
@@ -293,7 +294,7 @@ class LiveIngestor:
         if not ids or any(i not in hits or float(hits[i].payload.get("valid_until", 0)) <= now for i in ids):
             return None
         try:
-            models = [result_model(str(hits[i].payload["kind"])) for i in ids]
+            models = [self._result_model(str(hits[i].payload["kind"])) for i in ids]
             return [
                 m.model_validate(hits[i].payload["result"]) for m, i in zip(models, ids, strict=True) if m
             ]

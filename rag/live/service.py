@@ -9,7 +9,6 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from connectors.catalog import TOOLS
 from connectors.params import ToolParams
 from connectors.tools import ToolCall, ToolRunner
 from rag.background import BackgroundTasks
@@ -20,6 +19,7 @@ from rag.live.sanitize import clean_result
 from rag.observability.metrics import Metrics
 from rag.settings import LiveSettings
 from rag.store.base import Hit
+from rag.tools.catalog import ToolCatalogue
 
 logger = logging.getLogger(__name__)
 
@@ -31,12 +31,12 @@ RECALL_QUESTION = re.compile(
 )
 
 
-def recall_request(message: str) -> tuple[list[str], bool] | None:
+def recall_request(message: str, tools: ToolCatalogue) -> tuple[list[str], bool] | None:
     """The result kinds a "what did you find" question is about, and whether it asks for the cheapest."""
     if not RECALL_QUESTION.search(message):
         return None
-    # Each tool declares the words of a question about its results (connectors/catalog/).
-    kinds = [t.kind for t in TOOLS.values() if re.search(t.recall, message, re.I)]
+    # Each tool declares the words of a question about its results.
+    kinds = [t.kind for t in tools.values() if re.search(t.recall, message, re.I)]
     return kinds, bool(re.search(r"\bcheap(est|er)?\b|\blowest\b", message, re.I))
 
 
@@ -167,7 +167,7 @@ class ToolService:
         try:
             outcome = await self._call(name, raw, user_id, strict, today)
         except WayfarerError as exc:
-            self.metrics.tool_calls.labels(name if name in TOOLS else "unknown", exc.code).inc()
+            self.metrics.tool_calls.labels(name if name in self.ingestor.tools else "unknown", exc.code).inc()
             raise
         self.metrics.tool_calls.labels(name, "index" if outcome.from_index else "provider").inc()
         if self.popular is not None:
@@ -236,7 +236,7 @@ class ToolService:
 
     async def recall(self, message: str, user_id: str | None, limit: int = 5) -> list[Hit] | None:
         """This user's earlier results that a "what did you find" message asks about, or None."""
-        request = recall_request(message)
+        request = recall_request(message, self.ingestor.tools)
         if request is None:
             return None
         kinds, cheapest = request

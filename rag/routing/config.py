@@ -1,4 +1,4 @@
-"""The routing configuration: each declared tool's routing entry (connectors/catalog/) and routes.yaml
+"""The routing configuration: each declared tool's routing entry (rag/tools/) and routes.yaml
 (the LLM prompt, retrieval and negative keywords, no-tool examples, and optional per-tool overrides),
 loaded once at start and validated."""
 
@@ -12,8 +12,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from connectors.catalog import TOOLS, ToolSpec
 from rag.errors import ConfigError
+from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 
 DEFAULT_PATH = Path(__file__).with_name("routes.yaml")
 
@@ -39,8 +40,14 @@ SLOTS = frozenset(
         "max_price",
         "currency",
         "forecast_days",
+        "rooms",
+        "start_or_month",
+        "category",
+        "airline",
     }
 )
+# What a message or the trip may say of a trip that changes which parameters a tool needs.
+FLAGS = frozenset({"round_trip", "one_way"})
 
 
 def _compile(patterns: list[str]) -> list[re.Pattern[str]]:
@@ -63,11 +70,27 @@ class ToolRoute(BaseModel):
     slots_suffice: list[str] = Field(default_factory=list)
     params: dict[str, str]
     ask: dict[str, str] = Field(default_factory=dict)
+    # Parameters needed, or left out, when the trip is of a kind ("round_trip": return_date needed;
+    # "one_way": no return_date even when the trip has an end).
+    # Phrases that ask for this tool whatever the classifier says, when the slots they name are found
+    # ("how would I get there from Manchester?" with an origin): {regex: [slots]}.
+    fires: dict[str, list[str]] = Field(default_factory=dict)
+    required_if: dict[str, list[str]] = Field(default_factory=dict)
+    excluded_if: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("keywords", "negative")
     @classmethod
     def _regexes(cls, v: list[str]) -> list[str]:
         _compile(v)
+        return v
+
+    @field_validator("fires")
+    @classmethod
+    def _fires(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        _compile(list(v))
+        unknown = {s for slots in v.values() for s in slots} - SLOTS
+        if unknown:
+            raise ValueError(f"unknown extractor slots {sorted(unknown)}")
         return v
 
     @field_validator("absent", "slots_suffice")
@@ -88,6 +111,13 @@ class ToolRoute(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ToolRoute:
+        for flags in (self.required_if, self.excluded_if):
+            unknown = set(flags) - FLAGS
+            if unknown:
+                raise ValueError(f"unknown trip kinds {sorted(unknown)}; known: {sorted(FLAGS)}")
+            stray = [p for params in flags.values() for p in params if p not in self.params]
+            if stray:
+                raise ValueError(f"parameters {stray} have no slot in params")
         missing = [r for r in self.required if r not in self.params]
         if missing:
             raise ValueError(f"required parameters {missing} have no slot in params")
@@ -139,10 +169,10 @@ class RoutingConfig(BaseModel):
 
 
 def load_config(path: Path = DEFAULT_PATH, tools: Mapping[str, ToolSpec] | None = None) -> RoutingConfig:
-    """Read and validate the routing file with the declared tools' entries (``tools``: the catalogue by
-    default). The file's optional ``tools:`` section overrides keys of a declared tool's entry
-    (thresholds, keywords, ...); every error names the file and what is wrong."""
-    declared = TOOLS if tools is None else tools
+    """Read and validate the routing file with the declared tools' entries (``tools``: the built-in
+    catalogue by default). The file's optional ``tools:`` section overrides keys of a declared tool's
+    entry (thresholds, keywords, ...); every error names the file and what is wrong."""
+    declared = tools if tools is not None else ToolCatalogue.builtin()
     try:
         raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:

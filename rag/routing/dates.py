@@ -62,7 +62,14 @@ NUMBER_WORDS = {
     "ten": 10,
     "eleven": 11,
     "twelve": 12,
+    "thirteen": 13,
     "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
     "couple of": 2,
     "few": 3,
 }
@@ -121,12 +128,23 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in_days", re.compile(rf"\bin\s+{_NUM}\s+days?\b")),
     ("in_weeks", re.compile(rf"\bin\s+{_NUM}\s+weeks?\b")),
     ("weekend", re.compile(r"\b(this|next|the)\s+(?:weekend|wkend|week-end|wknd)\b")),
+    (
+        "weekday_next_week",
+        re.compile(
+            r"\b(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of\s+)?next\s+week\b"
+            r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+        ),
+    ),
     ("next_week", re.compile(r"\bnext\s+week\b")),
     (
         "weekday",
         re.compile(
             r"\b(?:(next|this|on|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b"
         ),
+    ),
+    (
+        "this_month",
+        re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(this|next|the coming)\s+month\b"),
     ),
     ("ordinal", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b")),
 ]
@@ -139,6 +157,9 @@ class DateMention:
     first: dt.date
     last: dt.date | None = None  # set for a range
     weekend: bool = False
+    # "the 5th" said on the 21st: read as next month's 5th, though the traveller may mean this month's
+    # (which has passed). The chat asks rather than assume.
+    rolled: bool = False
 
 
 # Relative dates further ahead than this are not read as dates.
@@ -235,8 +256,18 @@ def _parse(
     if kind == "next_week":
         monday = today + dt.timedelta(days=7 - today.weekday())
         return monday, None, False
+    if kind == "weekday_next_week":  # "Friday next week": that day of the coming Monday's week
+        monday = today + dt.timedelta(days=7 - today.weekday())
+        return monday + dt.timedelta(days=WEEKDAYS[g[0] or g[1]]), None, False
     if kind == "weekday":
         return _weekday(today, WEEKDAYS[g[1]], g[0]), None, False
+    if kind == "this_month":  # "the 8th of this month": this month's, even once it has passed
+        month = today.month + (0 if g[1] == "this" else 1)
+        year = today.year + (month - 1) // 12
+        try:
+            return dt.date(year, (month - 1) % 12 + 1, int(g[0])), None, False
+        except ValueError:
+            return None
     if kind == "ordinal":
         day = int(g[0])
         for offset in range(0, 3):
@@ -274,7 +305,7 @@ def find_dates(
     for d in _find(rewritten.text, today, "DMY"):
         if d.first >= today or keep_past:
             start, end = rewritten.span(d.start, d.end)
-            found.append(DateMention(start, end, d.first, d.last, d.weekend))
+            found.append(DateMention(start, end, d.first, d.last, d.weekend, d.rolled))
     return found
 
 
@@ -294,13 +325,33 @@ def _find(lowered: str, today: dt.date, order: DateOrder) -> list[DateMention]:
                 and _may_is_verb(lowered, m.start())
             ):
                 continue
+            if kind == "numeric" and _RATING.search(
+                lowered[max(0, m.start() - 16) : m.start()] + "|" + lowered[m.end() : m.end() + 16]
+            ):
+                continue  # "rated 4.2 or higher": a score, not the 2nd of April
             parsed = _parse(kind, m, today, order)
             if parsed is None or (parsed[0] - today).days > MAX_DAYS_AHEAD:
                 continue
             taken.append((m.start(), m.end()))
-            found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2]))
+            rolled = kind == "ordinal" and parsed[0].month != today.month and _passed_this_month(m, today)
+            found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2], rolled))
     found.sort(key=lambda d: d.start)
     return _join_ranges(lowered, found)
+
+
+# Words around a number that make it a score or a rating ("rated 4.2 or higher", "4.5 stars").
+_RATING = re.compile(
+    r"(?:rat(?:ed|ing)|score[ds]?|stars?|review(?:s|ed)?|grade)\s*(?:of|is|at least|above|over)?\s*\|"
+    r"|\|\s*(?:or (?:higher|more|better|above|up)|\+|stars?|/\s*(?:5|10)|out of|rating|points?)"
+)
+
+
+def _passed_this_month(m: re.Match[str], today: dt.date) -> bool:
+    """Whether "the Nth" names a day of this month that has passed (then it was read as next month's)."""
+    try:
+        return today.replace(day=int(m.group(1))) < today
+    except ValueError:
+        return False
 
 
 def _may_is_verb(text: str, at: int) -> bool:

@@ -1,4 +1,5 @@
-"""The deterministic parameter extractor: places, dates, months, travellers, nights, cabin, budget. Pure.
+"""The deterministic parameter extractor: places, dates, months, travellers, nights, cabin, budget, and
+what a search is narrowed to (a kind of place, an airline: rag.routing.filters). Pure.
 
 Places come from rag.routing.places and get a role here from the words before them ("from X" origin;
 "to/in/at X" destination; "X to Y").
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from connectors.locations import LocationCatalogue, Place
+from wordfreq import zipf_frequency
+
+from connectors.locations import LocationCatalogue, Place, fold
 from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
+from rag.routing.filters import find_airline, find_category
 from rag.routing.months import find_months
-from rag.routing.places import PlaceMention, find_places
+from rag.routing.places import PlaceMention, find_places, needs_anchor
 
 # Words before a place that make it the origin or the destination, in our six languages.
 _ORIGIN_MARK = re.compile(
@@ -25,6 +30,10 @@ _DEST_MARK = re.compile(
     r"\ba|\bà|\bau|\ben|\bhacia|\bpara|\bnach|\bem|\bno|\bna|\bper|\bvers|\bpour|\bdans)\s*$"
 )
 _PAIR_GLUE = re.compile(r"^\s*(?:-|–|->|→|to|/|>|2|a|à|nach|para|per|pra|hasta|bis)\s*$")
+# Places set side by side ("Rome or Paris?", "Lisbon vs Porto"): compared, neither is where a trip starts.
+_COMPARE_GLUE = re.compile(
+    r"^\s*,?\s*(?:or|vs\.?|versus|compared (?:to|with)|rather than|instead of|o|ou|oder|oppure|ovvero|y|and|et|und|e)\s*$"
+)
 
 # Words in English, Spanish, French, German, Portuguese and Italian; numbers are read by dates.number.
 _CABIN = [
@@ -54,7 +63,8 @@ _NUM = (
     r"|une|deux|trois|quatre|cinq|sept|huit|neuf|dix"
     r"|eine[nm]?|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
     r"|uma|um|dois|duas|três|quatro|sete|oito|nove|dez"
-    r"|due|tre|quattro|cinque|sei|sette|otto|dieci)"
+    r"|due|tre|quattro|cinque|sei|sette|otto|dieci"
+    r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
 )
 _ADULTS = re.compile(
     rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us"
@@ -62,8 +72,31 @@ _ADULTS = re.compile(
     r"|viajeros|pasajeros|voyageurs|passagers|reisende|passagiere|viajantes|passageiros|viaggiatori|passeggeri"
     r"|hu[eé]spedes|g[äa]ste|h[oó]spedes|ospiti)\b"
 )
+# Seats and tickets count travellers ("three Economy class tickets", "four seats").
+_SEATS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:economy|business|first|premium|class|plane|flight|airline|one[- ]way|round[- ]trip"
+    r"|return|cheap|more|adult)\s+){0,3}(?:tickets?|seats?|plazas?|billets?|pl(?:a|ä)tze|lugares|biglietti|posti)\b"
+)
+_ROOMS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:hotel|double|single|twin|separate|more|king|queen)\s+)?(?:rooms?|habitaci(?:ó|o)n(?:es)?"
+    r"|chambres?|zimmer|quartos?|camer(?:a|e))\b"
+)
+_ROUND_TRIP = re.compile(
+    r"\bround[- ]?trip|\breturn (?:flight|ticket|trip)s?\b|\bida y vuelta\b|\baller[- ]retour\b"
+    r"|\bhin und (?:zur(?:ü|u)ck|r(?:ü|u)ckflug)\b|\bida e volta\b|\bandata e ritorno\b"
+)
+_ONE_WAY = re.compile(
+    r"\bone[- ]way\b|\bsolo ida\b|\bsólo ida\b|\baller simple\b|\bnur hinflug\b|\bsó ida\b|\bsolo andata\b"
+)
+# Words before a date that make it the end of a trip or a stay, in our six languages.
+_END_MARK = re.compile(
+    r"(?:\breturn(?:ing)?|\bcom(?:e|ing) back|\bback(?: home)?|\buntil|\btill|\bthrough|\bcheck(?:ing)?[- ]?out"
+    r"|\bfly(?:ing)? back|\bhead(?:ing)? back|\bvolver|\bvuelta|\bregres(?:o|ar|ando)|\bhasta|\bretour|\brevenir"
+    r"|\brentrer|\bjusqu'(?:au|à|a)|\bzur(?:ü|u)ck|\br(?:ü|u)ckflug|\bbis(?: zum)?|\bvolta(?:r)?|\bregresso|\bat(?:é|e)"
+    r"|\britorno|\btornare|\bfino al?)\b[^.!?\d]{0,24}$"
+)
 _CHILDREN = re.compile(
-    rf"\b{_NUM}\s*(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
+    rf"\b(a|an|{_NUM[1:-1]})\s*(?:little\s+|young\s+|small\s+)?(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
     r"|crianças|criancas|filhos|bambini|figli|ragazzi)\b"
 )
 _INFANT = re.compile(
@@ -83,7 +116,7 @@ _NIGHTS = re.compile(
 )
 # Only days in the other languages: the caller reads a unit that starts with "week" as weeks.
 _DAYS_STAY = re.compile(
-    rf"\b(?:for|por|para|pour|für|per|durante|pendant)\s+(?:a\s+)?{_NUM}?\s*"
+    rf"\b(?:for|por|para|pour|für|per|durante|pendant|stay(?:ing)?|stay(?:ing)? (?:there )?for)\s+(?:a\s+total\s+of\s+|a\s+)?{_NUM}?\s*"
     r"(weeks?|days?|d[ií]as|jours|tage[n]?|giorni)\b"
 )
 _FORECAST_DAYS = re.compile(
@@ -156,19 +189,33 @@ class Slots:
     max_price: int | None = None
     currency: str | None = None
     forecast_days: int | None = None
+    rooms: int | None = None
+    compared: bool = False  # places set side by side ("Rome or Paris?"): neither an origin nor the trip's
+    round_trip: bool = False  # "a round trip", "return flight": a return date is needed
+    one_way: bool = False  # "one way": no return date
+    category: str | None = None  # a kind of place ("museum", "park"): connectors.params.ActivityCategory
+    airline: str | None = None  # an airline named ("with United"): its IATA code
+    # Dates said as the end of a trip or a stay ("returning the 10th", "check out on the 12th"), by
+    # their index in ``dates``.
+    end_marked: frozenset[int] = frozenset()
 
     @property
     def start_date(self) -> dt.date | None:
-        return self.dates[0].first if self.dates else None
+        starts = self._starts()
+        return starts[0].first if starts else None
 
     @property
     def end_date(self) -> dt.date | None:
-        if not self.dates:
-            return None
-        first = self.dates[0]
-        if first.last is not None:
-            return first.last
-        return self.dates[1].first if len(self.dates) > 1 and self.dates[1].first > first.first else None
+        starts = self._starts()
+        if starts and starts[0].last is not None:
+            return starts[0].last
+        ends = [d for i, d in enumerate(self.dates) if i in self.end_marked]
+        if ends:
+            return ends[0].first if not starts or ends[0].first > starts[0].first else None
+        return starts[1].first if len(starts) > 1 and starts[1].first > starts[0].first else None
+
+    def _starts(self) -> list[DateMention]:
+        return [d for i, d in enumerate(self.dates) if i not in self.end_marked]
 
     @property
     def place(self) -> PlaceMention | None:
@@ -185,9 +232,13 @@ def extract(
     order: DateOrder = "MDY",
     country: str | None = None,
     lang: str = "en",
+    tagged: Sequence[tuple[str, int, int]] | None = None,
 ) -> Slots:
     """``country``: the conversation's country (the trip's), which settles shared names ("Paris");
-    ``lang``: the message's language, for its dates ("el 12 de mayo")."""
+    ``lang``: the message's language, for its dates ("el 12 de mayo"); ``tagged``: the slot tagger's
+    spans (label, start, end). In English, where the tagger was fitted, a name that is also an everyday
+    word ("make", "date", "okay", "Delta") is a place only where the tagger found one, and the tagger's
+    roles and end dates complete the rules'; other languages read places by the rules alone."""
     slots = Slots(text=text)
     lowered = text.lower()
     found = find_dates(text, today, order, lang, keep_past=True)
@@ -206,8 +257,40 @@ def extract(
         mentions.unknown,
     )
     slots.ambiguous_places = mentions.ambiguous
-    _assign_roles(text, slots)
+    spans = list(tagged or []) if lang == "en" else []
+    if tagged is not None and lang == "en":
+        _keep_tagged(slots, spans, catalogue)
+        _tagged_unknown(slots, spans, text)
+    slots.category = find_category(lowered)
+    airline = find_airline(text)
+    if airline is not None:  # an airline's name is no place ("fly with Alaska Airlines")
+        slots.airline, start, end = airline
+        name = fold(text[start:end])
+        slots.places = [p for p in slots.places if not (p.start < end and start < p.end)]
+        slots.unknown_places = [
+            u for u in slots.unknown_places if fold(u) not in name and name not in fold(u)
+        ]
+    _assign_roles(text, slots, spans)
+    # A single day said as the end ("returning the 10th"); a range carries its own end.
+    slots.end_marked = frozenset(
+        i
+        for i, d in enumerate(slots.dates)
+        if d.last is None
+        and (
+            _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+            # The tagger's word for it only beside another day, of which it says which is the end.
+            or (
+                len(slots.dates) > 1
+                and any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+            )
+        )
+    )
     _travellers(lowered, slots)
+    rooms = _ROOMS.search(lowered)
+    if rooms:
+        slots.rooms = number(rooms.group(1))
+    slots.round_trip = bool(_ROUND_TRIP.search(lowered))
+    slots.one_way = not slots.round_trip and bool(_ONE_WAY.search(lowered))
     nights = _NIGHTS.search(lowered)
     if nights:
         slots.nights = number(nights.group(1))
@@ -237,17 +320,152 @@ def extract(
     return slots
 
 
-def _assign_roles(text: str, slots: Slots) -> None:
+_PLACE_LABELS = frozenset({"origin", "destination", "place"})
+# Words so common that a capital letter says nothing of them being a name ("Can you ...").
+COMMON_WORD_ZIPF = 5.0
+# What may stand beside a place name inside the tagger's span: a state or country qualifier.
+_QUALIFIER = re.compile(r"[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?")
+# Capitalised words beside a name that do not make it part of a longer one.
+_JOINERS = frozenset("and or to from in at for the i on".split())
+# Provinces and states that follow a city's name to say which one (US states and countries are known
+# to the catalogue already).
+PROVINCES = frozenset(
+    {
+        "ontario", "quebec", "alberta", "manitoba", "saskatchewan", "yukon", "nunavut", "british columbia",
+        "nova scotia", "new brunswick", "newfoundland", "prince edward island", "new south wales",
+        "victoria", "queensland", "tasmania", "western australia", "south australia", "england",
+        "scotland", "wales",
+    }
+)  # fmt: skip
+_NAMES = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_AIRLINE_AFTER = re.compile(r"\s*(?:air\b|airlines?\b|airways\b|express\b)", re.IGNORECASE)
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    return not text[:at].strip() or bool(re.search(r"[.!?¿¡:;\"(]\s*$", text[:at]))
+
+
+def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue: LocationCatalogue) -> None:
+    """Names that are everyday words ("make", "date", "okay", "Delta"; not a well-known city's own name,
+    as "Porto") count as places only where the tagger marked a place."""
+    placed = [(s, e) for label, s, e in spans if label in _PLACE_LABELS]
+    # Only spans the tagger is fairly sure of mark where a longer name goes on ("Bodega Bay").
+
+    def tagged(p: PlaceMention) -> bool:
+        return any(s < p.end and p.start < e for s, e in placed)
+
+    def wordy(p: PlaceMention) -> bool:
+        if "," in p.text:
+            return False  # "Paris, Texas": a name with its state or country is meant as one
+        key = fold(p.text)
+        return (" " not in key and len(key) <= 3) or needs_anchor(catalogue, key, p.place)
+
+    def proper(
+        p: PlaceMention,
+    ) -> bool:  # "what about Porto?", not "Okay.", ", Can you" or "on Delta Airlines"
+        before = slots.text[: p.start].rstrip()
+        return (
+            p.text[:1].isupper()
+            and bool(before)
+            and before[-1] not in '.!?:;"(,'
+            and not _AIRLINE_AFTER.match(slots.text[p.end :])
+            and zipf_frequency(fold(p.text), "en") < COMMON_WORD_ZIPF
+        )
+
+    def fragment(p: PlaceMention) -> bool:
+        """A piece of a longer name: "Bay" of "Bodega Bay", "San" of "San Anselmo" (the tagger's place
+        span, or the capitalised word right next to it, goes beyond the mention)."""
+        for s, e in placed:
+            if s < p.end and p.start < e and (s < p.start - 1 or e > p.end + 1):
+                outside = " ".join((slots.text[s : p.start] + " " + slots.text[p.end : e]).split()).strip(
+                    " ,"
+                )
+                if _NAMES.fullmatch(outside) and not _QUALIFIER.fullmatch(outside):
+                    return True
+        after = re.match(r"\s+([A-Z][a-z]+)", slots.text[p.end :])
+        before = re.search(r"(?<![.!?]\s)(?<!^)(?<=\S\s)([A-Z][a-z]+)\s+$", slots.text[: p.start])
+        if before is not None and _sentence_start(slots.text, before.start(1)):
+            before = None  # "Search Philly.": a sentence's first word is capitalised anyway
+        beside = [m.group(1) for m in (after, before) if m is not None]
+        return wordy(p) and any(
+            catalogue.resolve(w) is None
+            and w.lower() not in _JOINERS
+            and zipf_frequency(w.lower(), "en") < COMMON_WORD_ZIPF
+            for w in beside
+        )
+
+    pieces = [p for p in slots.places if fragment(p)]
+    kept = [p for p in slots.places if p not in pieces and (tagged(p) or proper(p) or not wordy(p))]
+    for p in pieces:  # the whole name the piece belongs to, which nobody knows: asked about, or looked up
+        whole = re.search(rf"(?:[A-Z][a-z]+\s+)*{re.escape(p.text)}(?:\s+[A-Z][a-z]+)*", slots.text)
+        if whole is not None and whole.group(0) != p.text and whole.group(0) not in slots.unknown_places:
+            slots.unknown_places.insert(0, whole.group(0))
+    # Two places in one tagged name: "Toronto, Ontario" is Toronto, its province only says which. (A
+    # list of places the tagger ran together, "Paris, Rome, Berlin", is a list.)
+    for s, e in placed:
+        inside = [p for p in kept if s <= p.start and p.end <= e]
+        if (
+            len(inside) == 2
+            and slots.text[inside[0].end : inside[1].start].strip() == ","
+            and (
+                fold(inside[1].text) in PROVINCES
+                or catalogue.qualified(fold(inside[0].text), fold(inside[1].text)) is not None
+            )
+        ):
+            kept.remove(inside[1])
+    dropped = {p.text for p in slots.places} - {p.text for p in kept}
+    slots.places = kept
+    slots.ambiguous_places = {k: v for k, v in slots.ambiguous_places.items() if k not in dropped}
+
+
+def _tagged_unknown(slots: Slots, spans: Sequence[tuple[str, int, int]], text: str) -> None:
+    """Places the tagger found that the catalogue does not know ("El Sobrante", "Yountville"): unknown
+    places, which the traveller is asked about, or a forecast looks up by name."""
+    for label, s, e in spans:
+        name = text[s:e].strip(" ,.")
+        if (
+            label in _PLACE_LABELS
+            and len(name) >= 3
+            and name[:1].isupper()
+            and not any(p.start < e and s < p.end for p in slots.places)
+            and not any(fold(name) in fold(u) for u in slots.unknown_places)
+            and not slots.countries
+        ):
+            # "Bodega Bay" replaces the "Bodega" the rules found in it.
+            slots.unknown_places = [u for u in slots.unknown_places if fold(u) not in fold(name)]
+            slots.unknown_places.insert(0, name)
+
+
+def _assign_roles(text: str, slots: Slots, spans: Sequence[tuple[str, int, int]] = ()) -> None:
     lowered = text.lower()
     roles: list[str | None] = []
     for p in slots.places:
         before = lowered[max(0, p.start - 14) : p.start]
+        tagged = next(
+            (
+                label
+                for label, s, e in spans
+                if label in ("origin", "destination") and s < p.end and p.start < e
+            ),
+            None,
+        )
         if _ORIGIN_MARK.search(before):
             roles.append("origin")
         elif _DEST_MARK.search(before):
             roles.append("destination")
         else:
-            roles.append(None)
+            roles.append(tagged)  # "depart New York and arrive San Diego": the tagger read the roles
+    if (
+        len(slots.places) >= 2
+        and all(r is None for r in roles)
+        and all(
+            _COMPARE_GLUE.match(lowered[a.end : b.start])
+            for a, b in zip(slots.places, slots.places[1:], strict=False)
+        )
+    ):
+        slots.compared = True  # "Rome or Paris in spring?": no role for either
+        slots.places = [PlaceMention(p.place, p.text, p.start, p.end, None) for p in slots.places]
+        return
     # "LON-PAR", "London to Paris", "lon par": the first of a pair is the origin.
     for i in range(len(slots.places) - 1):
         a, b = slots.places[i], slots.places[i + 1]
@@ -258,6 +476,13 @@ def _assign_roles(text: str, slots: Slots) -> None:
             roles[i + 1] = (
                 "destination" if roles[i + 1] is None or roles[i + 1] == "destination" else roles[i + 1]
             )
+    if len(slots.places) == 2 and roles == ["destination", "destination"]:
+        # "flights in Los Angeles ... to Las Vegas": of two places, the one "to" points at is where the
+        # trip goes; the other is where it starts.
+        marks = [lowered[max(0, p.start - 14) : p.start] for p in slots.places]
+        to = [i for i, m in enumerate(marks) if re.search(r"\b(?:to|into|towards)\s*$", m)]
+        if len(to) == 1:
+            roles[1 - to[0]] = "origin"
     if len(slots.places) == 2 and roles.count(None) == 1:
         missing = roles.index(None)
         roles[missing] = "destination" if "origin" in roles else "origin"
@@ -277,14 +502,15 @@ def _assign_roles(text: str, slots: Slots) -> None:
 
 
 def _travellers(lowered: str, slots: Slots) -> None:
-    adults = _ADULTS.search(lowered)
+    adults = _ADULTS.search(lowered) or _SEATS.search(lowered)
     if adults:
         slots.adults = number(adults.group(1))
     elif _COUPLE.search(lowered):
         slots.adults = 2
     children = _CHILDREN.search(lowered)
     if children:
-        slots.children = number(children.group(1))
+        said = children.group(1)
+        slots.children = 1 if said in ("a", "an") else number(said)
     infant = _INFANT.search(lowered)
     if infant:
         slots.infants = number(infant.group(1)) if infant.group(1) else 1

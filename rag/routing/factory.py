@@ -5,18 +5,22 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
 from rag.embedding.base import Embedder
 from rag.routing.config import load_config
 from rag.routing.router import IntentClassifier, Router
 from rag.settings import Settings
+from rag.tools.catalog import ToolCatalogue
 
 
 async def build_router(
-    settings: Settings, embedder: Embedder, catalogue: LocationCatalogue, llm_client: Any | None = None
+    settings: Settings,
+    embedder: Embedder,
+    catalogue: LocationCatalogue,
+    tools: ToolCatalogue,
+    llm_client: Any | None = None,
 ) -> Router:
-    config = await asyncio.to_thread(load_config, settings.routing.config)
+    config = await asyncio.to_thread(load_config, settings.routing.config, tools)
 
     async def embed(texts: list[str]) -> list[list[float]]:
         # One query each: concurrent messages share model calls through the micro-batcher.
@@ -31,7 +35,7 @@ async def build_router(
             settings.llm.model,
             config.llm_prompt,
             {
-                name: (TOOLS[name].description, TOOLS[name].params.model_json_schema())
+                name: (tools[name].description, tools[name].params.model_json_schema())
                 for name in config.tools
             },
             today=settings.today,
@@ -42,6 +46,7 @@ async def build_router(
     return await Router.create(
         config,
         catalogue,
+        tools,
         embed,
         today=settings.today,
         date_order=settings.routing.date_order,

@@ -18,6 +18,14 @@ from openai import AsyncOpenAI, OpenAIError
 logger = logging.getLogger(__name__)
 
 
+# What the classifier is told of the conversation, after its instructions.
+CONTEXT = (
+    "The conversation so far: {context}\n"
+    "If the message answers what the assistant asked for, call that tool with the values the answer gives; "
+    "the service fills the rest from the conversation."
+)
+
+
 class LLMIntentClassifier:
     def __init__(
         self,
@@ -45,12 +53,16 @@ class LLMIntentClassifier:
         listing = "\n".join(f"- {name}: {desc}" for name, (desc, _) in self._tools.items())
         return self._prompt.format(today=(today or self._today()).isoformat(), tools=listing)
 
-    async def classify(self, message: str, today: dt.date | None = None) -> dict[str, dict[str, Any]] | None:
-        """``today``: the traveller's date, which relative dates in the arguments count from."""
-        messages: list[Any] = [
-            {"role": "system", "content": self._system(today)},
-            {"role": "user", "content": message},
-        ]
+    async def classify(
+        self, message: str, today: dt.date | None = None, context: str | None = None
+    ) -> dict[str, dict[str, Any]] | None:
+        """``today``: the traveller's date, which relative dates in the arguments count from;
+        ``context``: the conversation's state (the trip, what the assistant asked and waits for), so a
+        reply to its question ("Seattle", "the 7th") is read as the answer it is."""
+        messages: list[Any] = [{"role": "system", "content": self._system(today)}]
+        if context:
+            messages.append({"role": "system", "content": CONTEXT.format(context=context)})
+        messages.append({"role": "user", "content": message})
         try:
             async with asyncio.timeout(self._timeout):
                 if self.mode == "tools":

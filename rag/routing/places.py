@@ -24,8 +24,11 @@ AMBIGUOUS = frozenset(
     "bath florence male march may mobile nice orange reading split victoria santiago lima porto como sale "
     "batman aurora".split()
 )
-# Words that are never a place, whatever precedes them ("Is Porto nice in spring?").
-NEVER_PLACES = frozenset("spring summer autumn fall winter weekend today tomorrow tonight".split())
+# Words that are never a place, whatever precedes them ("Is Porto nice in spring?", "in Economy class").
+NEVER_PLACES = frozenset(
+    "spring summer autumn fall winter weekend today tomorrow tonight economy business premium first class "
+    "airlines airline airways airport airports station downtown".split()
+)
 WORD_LANGUAGES = ("en", "es", "fr", "de", "pt", "it")
 WORDLIKE_ZIPF = 3.3  # about once in 500,000 words: "nice" 5.4, "orlando" 4.0, "lisbon" 3.6, "zzyzx" 0
 RARE_ZIPF = 2.0
@@ -126,7 +129,7 @@ def find_places(
             if place is None and key not in NEVER_PLACES and catalogue.is_name(key):
                 candidate = catalogue.resolve(phrase, country)
                 if candidate is not None and (
-                    not _needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
+                    not needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
                 ):
                     place = candidate
                     qualified = _qualifier(text, end, catalogue, key)
@@ -181,7 +184,7 @@ def _zipf(word: str) -> float:
     return max(zipf_frequency(word, lang) for lang in WORD_LANGUAGES)
 
 
-def _needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
+def needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
     """Whether a name needs a locative or a capital to count: everyday words do, unless they are a
     well-known city's own name ("Paris" yes; "para", another language's name for Belém, no)."""
     if key in AMBIGUOUS:
@@ -226,6 +229,8 @@ def _unknown(
                 if j > i and text[words[j - 1][1] + len(words[j - 1][0]) : s].strip():
                     break  # punctuation between words ends the name
                 if not w.isalpha() or not free(s, s + len(w)):
+                    break
+                if fold(w) in NEVER_PLACES:
                     break
                 proper = w[:1].isupper() and not titled and _zipf(w.lower()) < 5.0
                 rare = len(w) >= 4 and _zipf(fold(w)) < RARE_ZIPF

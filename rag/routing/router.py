@@ -23,14 +23,13 @@ import asyncio
 import datetime as dt
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from connectors.catalog import TOOLS
 from connectors.locations import LocationCatalogue
-from rag.i18n import detect_language, join_list, message, tool_label
+from rag.i18n import detect_language, join_list, message
 from rag.routing.classifier import DEFAULT_PATH as CLASSIFIER_PATH
 from rag.routing.classifier import Classification, ToolClassifier
 from rag.routing.config import RoutingConfig, ToolRoute, _compile
@@ -38,6 +37,10 @@ from rag.routing.dates import DateOrder
 from rag.routing.extract import Slots, extract
 from rag.routing.semantic import NONE, SemanticRouter
 from rag.routing.slots import PLACE_SLOTS, build_params, place_mention, positional, slot_value
+from rag.tagging.tagger import MODEL_PATH as TAGGER_PATH
+from rag.tagging.tagger import SlotTagger
+from rag.tools.catalog import ToolCatalogue
+from rag.tools.spec import ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +68,10 @@ class RouteDecision:
     partial: dict[str, dict[str, Any]] = field(default_factory=dict)
     unknown_places: list[str] = field(default_factory=list)  # place-like names nothing matched
     lang: str = "en"  # the message's language, for the questions asked back
+    # How each tool in ``tools`` and ``missing`` was chosen (command, keyword, semantic, llm), and the
+    # tools whose own words the message holds: a tool named outright, not only scored.
+    vias: dict[str, str] = field(default_factory=dict)
+    keywords: set[str] = field(default_factory=set)
 
     @property
     def intended(self) -> set[str]:
@@ -116,11 +123,18 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 SHORT_REQUEST_WORDS = 6
+# A keyword and one of the tool's details fire it when the classifier gives it at least this much and
+# this many times what it gives none.
+KEYWORD_LEANING = 0.5
+LEANING_RATIO = 5.0
 
 
 class IntentClassifier(Protocol):
-    async def classify(self, message: str, today: dt.date | None = None) -> dict[str, dict[str, Any]] | None:
-        """Tool name -> arguments, or None when the classifier could not answer (fall back)."""
+    async def classify(
+        self, message: str, today: dt.date | None = None, context: str | None = None
+    ) -> dict[str, dict[str, Any]] | None:
+        """Tool name -> arguments, or None when the classifier could not answer (fall back).
+        ``context``: the conversation's state, as rag.dialogue describes it."""
         ...
 
 
@@ -138,6 +152,12 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
         if name in a.tool_negative or any(slot_value(a.slots, s) is not None for s in route.absent):
             continue
         score = a.scores.get(name, 0.0)
+        if any(
+            re.search(p, a.text, re.IGNORECASE) and all(slot_value(a.slots, s) is not None for s in slots)
+            for p, slots in route.fires.items()
+        ):
+            chosen[name] = (score, "keyword")  # asked for in so many words
+            continue
         keyword = name in a.keyword_hits
         known = c is not None and c.knows(name)
         if c is not None and known:
@@ -170,6 +190,16 @@ def decide(a: Analysis, config: RoutingConfig, margin: float = -1.0) -> dict[str
             # "get me a plane ticket to austin": the keyword, an ask, and the classifier leaning
             # more to this tool than to none.
             chosen[name] = (score, "keyword")
+        elif (
+            known
+            and c is not None
+            and score >= KEYWORD_LEANING
+            and score >= LEANING_RATIO * c.probabilities.get(NONE, 1.0)
+            and any(params.get(p) is not None for p in route.required)
+        ):
+            # "hotel en Madrid el 31 de febrero": its keyword, one of its details, and the classifier
+            # leaning far more to it than to none, though below its keyword threshold.
+            chosen[name] = (score, "keyword")
     if not chosen and not vetoed:
         # "lon par 5 may": nothing else claimed the message, and its slots alone say what it is.
         for name, route in config.tools.items():
@@ -191,6 +221,7 @@ class Router:
         self,
         config: RoutingConfig,
         catalogue: LocationCatalogue,
+        tools: ToolCatalogue,
         embed: Embed,
         semantic: SemanticRouter,
         *,
@@ -198,9 +229,12 @@ class Router:
         date_order: DateOrder = "MDY",
         margin: float = -1.0,
         classifier: IntentClassifier | None = None,
+        tagger: SlotTagger | None = None,
     ) -> None:
+        self.tagger = tagger
         self.config = config
         self.catalogue = catalogue
+        self.tools = tools
         self._embed = embed
         self.semantic = semantic
         self._today = today
@@ -218,9 +252,11 @@ class Router:
         cls,
         config: RoutingConfig,
         catalogue: LocationCatalogue,
+        tools: ToolCatalogue,
         embed: Embed,
         *,
         classifier_path: Path | None = CLASSIFIER_PATH,
+        tagger_path: Path | None = TAGGER_PATH,
         **kwargs: Any,
     ) -> Router:
         """Embed every route's examples once and load the tool classifier (None: examples only).
@@ -234,6 +270,8 @@ class Router:
         classifier = None
         if classifier_path is not None:
             classifier = await asyncio.to_thread(ToolClassifier.load, classifier_path)
+        if tagger_path is not None and "tagger" not in kwargs:
+            kwargs["tagger"] = await asyncio.to_thread(SlotTagger.load, tagger_path)
         probes = classifier.probe_texts if classifier is not None else []
         vectors = await embed([e for examples in routes.values() for e in examples] + probes)
         offset = 0
@@ -250,7 +288,7 @@ class Router:
                 classifier.meta.get("embedder", "unknown"),
             )
             classifier = None
-        return cls(config, catalogue, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
+        return cls(config, catalogue, tools, embed, SemanticRouter(embedded, classifier=classifier), **kwargs)
 
     async def analyse(
         self,
@@ -258,12 +296,19 @@ class Router:
         vector: list[float] | None = None,
         country: str | None = None,
         today: dt.date | None = None,
+        asked: Sequence[str] = (),
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share;
-        ``today``: the traveller's date (their time zone's), else the router's own."""
+        ``today``: the traveller's date (their time zone's), else the router's own; ``asked``: the slots
+        the assistant just asked for ("origin"), which the slot tagger reads the reply with."""
         text = " ".join(message.split())
         lang = detect_language(text)
-        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang)
+        tagged = (
+            [(s.label, s.start, s.end) for s in self.tagger.tag(text, asked)]
+            if self.tagger is not None
+            else None
+        )
+        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang, tagged)
         commands = self._split_commands(text)
         clauses = [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
         to_embed = ([] if vector is not None else [text]) + clauses
@@ -290,16 +335,19 @@ class Router:
         *,
         country: str | None = None,
         today: dt.date | None = None,
+        context: str | None = None,
+        asked: Sequence[str] = (),
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
-        ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's."""
+        ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
+        ``context``: the conversation's state for the LLM classifier, when one is configured."""
         today = today or self._today()
         classify = (
-            asyncio.create_task(self._classifier.classify(message, today))
+            asyncio.create_task(self._classifier.classify(message, today, context))
             if self._classifier is not None
             else None
         )
-        a = await self.analyse(message, vector, country, today)
+        a = await self.analyse(message, vector, country, today, asked)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French
@@ -320,7 +368,11 @@ class Router:
                 }
                 llm_args = answer
         decision = RouteDecision(
-            use_rag=True, slots=a.slots, unknown_places=a.slots.unknown_places, lang=lang
+            use_rag=True,
+            slots=a.slots,
+            unknown_places=a.slots.unknown_places,
+            lang=lang,
+            keywords=set(a.keyword_hits) | {n for n, (_, via) in chosen.items() if via == "keyword"},
         )
         for name, (confidence, via) in chosen.items():
             route = self.config.tools[name]
@@ -369,6 +421,7 @@ class Router:
         confidence: float,
         via: str,
     ) -> None:
+        decision.vias[name] = via
         missing = [p for p in route.required if params.get(p) in (None, "")]
         slots = decision.slots
         if slots is not None and slots.ambiguous_places:
@@ -418,18 +471,19 @@ class Router:
                         continue
                     if mention is None and any(u in named for u in slots.unknown_places):
                         continue  # the question about the unknown place covers it
-                asks.append(ask_phrase(lang, name, p, route))
+                asks.append(ask_phrase(lang, self.tools.get(name), p, route))
             if asks:
                 parts.append(
-                    message(lang, "clarify_tool", what=tool_label(lang, name), asks=join_list(lang, asks))
+                    message(
+                        lang, "clarify_tool", what=self.tools.label(name, lang), asks=join_list(lang, asks)
+                    )
                 )
         return " ".join(parts) or None
 
 
-def ask_phrase(lang: str, tool: str, param: str, route: ToolRoute) -> str:
+def ask_phrase(lang: str, spec: ToolSpec | None, param: str, route: ToolRoute) -> str:
     """How to ask for a tool's parameter in ``lang``: its declaration's question in that language, else
     the routing entry's (English)."""
-    spec = TOOLS.get(tool)
     asked = spec.asks.get(lang, {}).get(param) if spec else None
     if asked:
         return asked

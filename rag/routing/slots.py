@@ -14,7 +14,9 @@ from rag.routing.places import PlaceMention
 PLACE_SLOTS = frozenset(
     {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
 )
-DATE_SLOTS = frozenset({"start_date", "end_date"})
+DATE_SLOTS = frozenset({"start_date", "end_date", "start_or_month"})
+# Place slots that take any name, known to the catalogue or not (the forecast's provider geocodes it).
+FREE_PLACE_SLOTS = frozenset({"place_name", "place_text"})
 _LOOKUP = re.compile(
     r"\b(?:code|codes|airports?)\s+(?:for|of|in|at)\s+([^\W\d][\w' -]{1,40}?)(?:'s\b.*)?\s*\??$", re.I
 )
@@ -64,6 +66,9 @@ def slot_value(slots: Slots, name: str) -> Any:
         return slots.start_date.isoformat() if slots.start_date else None
     if name == "end_date":
         return slots.end_date.isoformat() if slots.end_date else None
+    if name == "start_or_month":  # an earliest day: the day said, else the month's first
+        day = slots.start_date or slots.month
+        return day.isoformat() if day else None
     if name == "nonstop":
         return True if slots.nonstop else None
     if name == "route_pair":

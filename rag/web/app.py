@@ -29,6 +29,7 @@ from rag.routing.factory import build_router
 from rag.settings import Settings
 from rag.store.factory import create_store
 from rag.store.switch import SwitchableStore
+from rag.tools.catalog import ToolCatalogue
 from rag.web import keys
 from rag.web.chat import routes as chat_routes
 from rag.web.middleware import error_middleware, json_protocol_errors, metrics_middleware
@@ -71,7 +72,7 @@ async def store_ctx(app: web.Application) -> AsyncGenerator[None, None]:
 
 
 async def tools_ctx(app: web.Application) -> AsyncGenerator[None, None]:
-    async with open_tools(app[keys.SETTINGS]) as session:
+    async with open_tools(app[keys.SETTINGS], app[keys.CATALOGUE].params_models()) as session:
         app[keys.TOOLS] = session
         yield
 
@@ -97,7 +98,11 @@ async def llm_ctx(app: web.Application) -> AsyncGenerator[None, None]:
 
 async def router_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     app[keys.ROUTER] = await build_router(
-        app[keys.SETTINGS], app[keys.QUERY_EMBEDDER], app[keys.TOOLS].tools.catalogue, app.get(keys.LLM)
+        app[keys.SETTINGS],
+        app[keys.QUERY_EMBEDDER],
+        app[keys.TOOLS].tools.catalogue,
+        app[keys.CATALOGUE],
+        app.get(keys.LLM),
     )
     yield
 
@@ -133,6 +138,7 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
         app[keys.SPARSE],
         app[keys.KV],
         tools.catalogue,
+        app[keys.CATALOGUE],
         settings.live,
     )
     app[keys.TASKS] = tasks
@@ -214,15 +220,19 @@ STEPS = (
 )
 
 
-def create_app(settings: Settings, startup: Startup | None = None) -> web.Application:
+def create_app(
+    settings: Settings, startup: Startup | None = None, tools: ToolCatalogue | None = None
+) -> web.Application:
     """The service. ``startup`` records its start-up steps as they run (``wayfarer serve`` answers
-    /readyz with them while loading)."""
+    /readyz with them while loading); ``tools``: the tool catalogue (the built-in tools by default; a
+    caller adds tools of its own with ``ToolCatalogue.builtin(spec, ...)``)."""
     json_protocol_errors()
     app = web.Application(
         middlewares=[metrics_middleware, error_middleware], client_max_size=settings.limits.max_body_bytes
     )
     app[keys.SETTINGS] = settings
     app[keys.METRICS] = Metrics()
+    app[keys.CATALOGUE] = tools or ToolCatalogue.builtin()
     if startup is not None:
         app[keys.STARTUP] = startup
     app.cleanup_ctx.extend(tracked(startup or Startup(), list(STEPS)))

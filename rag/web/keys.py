@@ -20,6 +20,7 @@ from rag.retrieval.service import Retriever
 from rag.routing.router import Router
 from rag.settings import Settings
 from rag.store.switch import SwitchableStore
+from rag.tools.catalog import ToolCatalogue
 from rag.web.startup import Startup
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -30,7 +31,8 @@ SPARSE = web.AppKey("sparse", SparseEncoder)
 STORE = web.AppKey("store", SwitchableStore)
 INGESTOR = web.AppKey("ingestor", Ingestor)
 RETRIEVER = web.AppKey("retriever", Retriever)
-TOOLS = web.AppKey("tools", ToolSession)
+CATALOGUE = web.AppKey("catalogue", ToolCatalogue)  # the tools' declarations
+TOOLS = web.AppKey("tools", ToolSession)  # their runner and providers
 LLM = web.AppKey("llm", AsyncOpenAI)
 ROUTER = web.AppKey("router", Router)
 TASKS = web.AppKey("tasks", BackgroundTasks)

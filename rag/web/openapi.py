@@ -17,9 +17,10 @@ from typing import Any, Literal
 from aiohttp import web
 from pydantic import BaseModel
 
-from connectors.catalog import TOOLS
 from rag import errors
 from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
+from rag.tools.catalog import ToolCatalogue
+from rag.web import keys
 from rag.web import responses as r
 from rag.web import schemas as s
 from rag.web.middleware import _HTTP_CODES
@@ -28,6 +29,7 @@ REF = "#/components/schemas/{model}"
 Auth = Literal["none", "user", "admin"]
 JSON = "application/json"
 
+_BUILTIN = ToolCatalogue.builtin()  # what a document without a catalogue of its own describes
 routes = web.RouteTableDef()
 
 # What every endpoint that reads a JSON body can answer: bad JSON, too large, invalid.
@@ -99,7 +101,7 @@ SESSION_PAGE_QUERY = (
 )
 
 
-def _tool_endpoints() -> list[Endpoint]:
+def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
     raises = (*_USER, *_BODY, errors.ToolError, *_BACKEND)
     out = [
         Endpoint(
@@ -114,7 +116,7 @@ def _tool_endpoints() -> list[Endpoint]:
             raises=raises,
             params=(USER_ID_QUERY,),
         )
-        for name, spec in TOOLS.items()
+        for name, spec in tools.items()
     ]
     out.append(
         Endpoint(
@@ -133,7 +135,7 @@ def _tool_endpoints() -> list[Endpoint]:
     return out
 
 
-def endpoints() -> list[Endpoint]:
+def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
     """Every HTTP endpoint the app serves, with what it takes and what it can answer."""
     session_id = _path_param("user_id", "The conversation's user id")
     return [
@@ -164,7 +166,7 @@ def endpoints() -> list[Endpoint]:
             raises=(*_USER, *_BODY, *_BACKEND),
         ),
         Endpoint("get", "/v1/tools", "The tool catalogue", "tools", ok=r.ToolList),
-        *_tool_endpoints(),
+        *_tool_endpoints(tools if tools is not None else ToolCatalogue.builtin()),
         Endpoint(
             "post",
             "/v1/recall",
@@ -383,17 +385,18 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
     return op
 
 
-def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document (built once per set of declared tools; shared, so don't change it)."""
-    return _document(tuple(TOOLS))
+def openapi_document(tools: ToolCatalogue | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for a tool catalogue (the built-in one by default), built once per
+    catalogue; shared, so don't change it."""
+    return _document(tools if tools is not None else _BUILTIN)
 
 
-@functools.cache
-def _document(tools: tuple[str, ...]) -> dict[str, Any]:
+@functools.lru_cache(maxsize=8)
+def _document(tools: ToolCatalogue) -> dict[str, Any]:
     comps = _Components()
     error_ref = comps.model(r.ErrorBody)
     paths: dict[str, dict[str, Any]] = {}
-    for ep in endpoints():
+    for ep in endpoints(tools):
         paths.setdefault(ep.path, {})[ep.method] = _operation(ep, comps, error_ref)
     try:
         version = metadata.version("wayfarer")
@@ -421,11 +424,11 @@ def _document(tools: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-@functools.cache
-def _document_bytes(tools: tuple[str, ...]) -> bytes:
+@functools.lru_cache(maxsize=8)
+def _document_bytes(tools: ToolCatalogue) -> bytes:
     return json.dumps(_document(tools), separators=(",", ":")).encode()
 
 
 @routes.get("/openapi.json")
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=_document_bytes(tuple(TOOLS)), content_type=JSON)
+    return web.Response(body=_document_bytes(request.app[keys.CATALOGUE]), content_type=JSON)

@@ -93,7 +93,8 @@ async def search(request: web.Request) -> web.Response:
 
 @routes.get("/v1/tools")
 async def list_tools(request: web.Request) -> web.Response:
-    return json_response({"tools": request.app[keys.TOOLS].describe()})
+    providers = request.app[keys.TOOLS].providers()
+    return json_response({"tools": request.app[keys.CATALOGUE].describe(providers)})
 
 
 @routes.post("/v1/tools/{name}")

@@ -1,8 +1,8 @@
-"""The flight_inspiration tool: one declaration (see connectors/catalog/spec.py)."""
+"""The flight_inspiration tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import Inspiration
 from connectors.params import FlightInspirationParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="flight_inspiration",
@@ -43,6 +43,7 @@ SPEC = ToolSpec(
             "origin": "da quale città partiresti",
         },
     },
+    from_trip=frozenset({"origin"}),
     recall=r"\bdestinations?\b|\bideas?\b",
     routing={
         "threshold": 0.74,
@@ -60,7 +61,7 @@ SPEC = ToolSpec(
         "params": {
             "origin": "origin_or_place",
             "max_price": "max_price",
-            "departure_date": "start_date",
+            "departure_date": "start_or_month",
             "nonstop": "nonstop",
         },
         "ask": {

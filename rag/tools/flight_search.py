@@ -1,8 +1,8 @@
-"""The flight_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The flight_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import FlightOffer
 from connectors.params import FlightSearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="flight_search",
@@ -24,27 +24,45 @@ SPEC = ToolSpec(
             "origin": "desde dónde sales",
             "destination": "adónde quieres volar",
             "departure_date": "la fecha en que quieres salir",
+            "return_date": "la fecha en que quieres volver",
         },
         "fr": {
             "origin": "d'où vous partez",
             "destination": "où vous voulez aller en avion",
             "departure_date": "la date de départ souhaitée",
+            "return_date": "la date de retour souhaitée",
         },
         "de": {
             "origin": "von wo du abfliegst",
             "destination": "wohin du fliegen möchtest",
             "departure_date": "an welchem Tag du abreisen möchtest",
+            "return_date": "an welchem Tag du zurückfliegen möchtest",
         },
         "pt": {
             "origin": "de onde parte",
             "destination": "para onde quer voar",
             "departure_date": "a data em que quer partir",
+            "return_date": "a data em que quer voltar",
         },
         "it": {
             "origin": "da dove parti",
             "destination": "dove vuoi volare",
             "departure_date": "la data in cui vuoi partire",
+            "return_date": "la data in cui vuoi tornare",
         },
+    },
+    offered=True,
+    about="route",
+    from_trip=frozenset(
+        {"origin", "destination", "departure_date", "return_date", "adults", "children", "cabin"}
+    ),
+    nouns={
+        "en": ("flight", "flights"),
+        "es": ("vuelo", "vuelos"),
+        "fr": ("vol", "vols"),
+        "de": ("flug", "flüge"),
+        "pt": ("voo", "voos"),
+        "it": ("volo", "voli"),
     },
     recall=r"\bflights?\b|\bfares?\b|\bplanes?\b",
     routing={
@@ -55,6 +73,7 @@ SPEC = ToolSpec(
         "keywords": [
             r"\bfl(i|y)gh?ts?\b|\bfligths?\b|\bflgihts?\b|\bvuelos?\b|\bflug\b|\bfl(ü|u)ge\b|\bvols?\b|\bvoos?\b|\bvol(o|i)\b",
             r"\bfly(ing)?\b",
+            r"\b(economy|business|first|premium)( class| economy)? (seats?|tickets?)\b|\bseats? on (a|the) (plane|flight)\b|\bby plane\b|\bplane tickets?\b|\b(one[- ]way|round[- ]trip|return) tickets?\b",
             r"air ?fares?|plane tickets?|\bairline tickets?|one[- ]way|round[- ]trip|return tickets?|\bfares?\b|least expensive (fare|flight|ticket|way to fly)|\bred[- ]?eye\b",
             "(first|business|economy|premium economy) class|✈|🛫|🛬",
             r"\b(need|want|have) to (get|go|travel) from\b|\bget(ting)? from \w+( \w+)? to\b",
@@ -66,6 +85,15 @@ SPEC = ToolSpec(
             r"\bby (train|bus|coach|car|ferry|boat|rail)\b|\b(drive|driving|road trip)\b",
         ],
         "required": ["origin", "destination", "departure_date"],
+        "fires": {
+            r"\bhow (do|would|could|can|should) (i|we) (get|travel|go) there from\b": ["origin"],
+            r"\bhow (do|would|could|can|should) (i|we) (get|travel|go|fly) to \w[^?.!]{0,40} from\b": [
+                "origin",
+                "destination",
+            ],
+        },
+        "required_if": {"round_trip": ["return_date"]},
+        "excluded_if": {"one_way": ["return_date"]},
         "slots_suffice": ["route_pair"],
         "params": {
             "origin": "origin",
@@ -79,11 +107,13 @@ SPEC = ToolSpec(
             "nonstop": "nonstop",
             "max_price": "max_price",
             "currency": "currency",
+            "airline": "airline",
         },
         "ask": {
             "origin": "where you are flying from",
             "destination": "where you want to fly to",
             "departure_date": "the date you want to leave",
+            "return_date": "the date you want to come back",
         },
         "examples": [
             "find me flights from London to Rome on May 5",

@@ -1,7 +1,8 @@
 """Whether a forecast can answer for the days asked about, and what to say when it cannot yet. Pure.
 
-A forecast reaches HORIZON_DAYS days: today and the 15 following (Open-Meteo's range, and what
-connectors/params.py accepts). The days asked about come from the message ("tomorrow", "May 5-9",
+A forecast reaches its tool's ``horizon_days`` (a ``Window``): today and the days following (16 in all
+for Open-Meteo's range, and what its parameter model accepts). The window names the tool's parameters
+for the first day and the number of days, as its declaration's slots say. The days asked about come from the message ("tomorrow", "May 5-9",
 "in April") or else from the trip ("what's the weather there?" after "Tokyo, April 10-14"):
 
 - within the horizon, the forecast covers them: it starts on their first day (today if they have
@@ -19,13 +20,22 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from rag.chat.trip import TripState
+from rag.dialogue.trip import TripState
 from rag.i18n import message
 from rag.routing.extract import Slots
 from rag.routing.months import ENGLISH_MONTHS, last_day
 
-HORIZON_DAYS = 16
 DEFAULT_DAYS = 7  # a trip whose length is unknown, as the forecast tool's own default
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A forecast tool as this module needs it: how many days ahead it reaches, and the names of its
+    parameters for the first day and the number of days (None when it takes no count)."""
+
+    horizon: int
+    start: str
+    days: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +95,14 @@ def asked_span(slots: Slots, trip: TripState, *, trip_applies: bool, today: dt.d
     return None
 
 
-def params_span(params: dict[str, Any], slots: Slots) -> Span | None:
-    """The days a forecast call's own ``start_date`` and ``days`` cover (a follow-up's, a command's)."""
+def params_span(params: dict[str, Any], slots: Slots, window: Window) -> Span | None:
+    """The days a forecast call's own first day and count cover (a follow-up's, a command's)."""
     try:
-        first = dt.date.fromisoformat(str(params["start_date"]))
+        first = dt.date.fromisoformat(str(params[window.start]))
     except (KeyError, ValueError):
         return None
-    days = params.get("days") if isinstance(params.get("days"), int) else None
+    count = params.get(window.days) if window.days else None
+    days = count if isinstance(count, int) else None
     end = slots.end_date if slots.start_date == first else None
     return _days(first, end, days)
 
@@ -102,7 +113,7 @@ def _days(first: dt.date, end: dt.date | None, days: int | None) -> Span:
     return Span(first, first + dt.timedelta(days=(days or DEFAULT_DAYS) - 1), days=days)
 
 
-def fit(params: dict[str, Any], span: Span | None, today: dt.date, lang: str) -> Fit:
+def fit(params: dict[str, Any], span: Span | None, today: dt.date, lang: str, window: Window) -> Fit:
     """The forecast call for ``span``, or why there is none (``passed``, ``later``)."""
     if span is None:
         return Fit(params=params)
@@ -110,21 +121,24 @@ def fit(params: dict[str, Any], span: Span | None, today: dt.date, lang: str) ->
         return Fit(passed=month_year(span.first, lang) if span.month else span.first.isoformat())
     if span.month and span.first <= today:
         # This month: the forecast from today, as for a question without a date.
-        return Fit(params={k: v for k, v in params.items() if k != "start_date"})
-    if (span.first - today).days >= HORIZON_DAYS:
+        return Fit(params={k: v for k, v in params.items() if k != window.start})
+    if (span.first - today).days >= window.horizon:
         return Fit(later=span)
     start = max(span.first, today)
-    allowed = HORIZON_DAYS - (start - today).days
+    allowed = window.horizon - (start - today).days
     wanted = span.days or (span.last - start).days + 1
-    return Fit(params={**params, "start_date": start.isoformat(), "days": max(1, min(wanted, allowed))})
+    timed = {**params, window.start: start.isoformat()}
+    if window.days:
+        timed[window.days] = max(1, min(wanted, allowed))
+    return Fit(params=timed)
 
 
-def available_on(span: Span) -> dt.date:
-    """The first day a forecast reaches ``span``'s first day."""
-    return span.first - dt.timedelta(days=HORIZON_DAYS - 1)
+def available_on(span: Span, horizon: int) -> dt.date:
+    """The first day a forecast reaching ``horizon`` days reaches ``span``'s first day."""
+    return span.first - dt.timedelta(days=horizon - 1)
 
 
-def later_note(span: Span, lang: str) -> str:
+def later_note(span: Span, lang: str, horizon: int) -> str:
     """ "The forecast for 10–14 April 2027 becomes available around 26 March 2027; forecasts reach 16
     days ahead. Here is the climate the guides give for April." in ``lang``."""
     when = month_year(span.first, lang) if span.month else date_span(span.first, span.last, lang)
@@ -132,8 +146,8 @@ def later_note(span: Span, lang: str) -> str:
         lang,
         "forecast_later",
         when=when,
-        available=full_date(available_on(span), lang),
-        horizon=HORIZON_DAYS,
+        available=full_date(available_on(span, horizon), lang),
+        horizon=horizon,
         month=month_name(span.first.month, lang),
     )
 

@@ -5,6 +5,12 @@ traveller's date, the same for HTTP, the CLI and an LLM's function schema), its 
 ``kind`` literal keys stored results), how long a result stays current, the words a traveller uses for
 its results, the words of a "what did you find" question about them, and the router's entry for it.
 The description is the one text the LLM classifier, ``/v1/tools`` and the OpenAPI document show.
+
+It also says what the tool needs from a conversation: which slot fills each parameter (the routing
+entry's ``params``), which parameters earlier turns may fill (``from_trip``), the words that name it in
+a short follow-up (``nouns``), what its results are about (``about``), whether it is offered by name,
+and how far ahead its results reach (``horizon_days``). ``check`` holds all of it against the parameter
+model, so a typo fails when the catalogue is built, not in a conversation.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from connectors.models import Result
 from connectors.params import ToolParams
@@ -40,6 +46,19 @@ class ToolSpec:
     # How to ask for a missing parameter in other languages: language -> parameter -> question (the
     # routing entry's ``ask`` holds the English).
     asks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # Parameters earlier turns of the conversation may fill when a message leaves them out ("and a
+    # hotel there": the trip's place and dates). Each reads the trip's value of its routing slot.
+    from_trip: frozenset[str] = frozenset()
+    # Words that name the tool in a short follow-up ("and the weather there?"), per language.
+    nouns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # What its results are about: a place ("hotels in Lisbon") or a route between two places (flights);
+    # the answer's places and the search's focus follow it.
+    about: Literal["place", "route"] = "place"
+    # Named when the assistant says what it can look up ("I can look up flights, hotels, ...").
+    offered: bool = False
+    # Results reach only this many days ahead (a forecast): for later days no call is made; a note says
+    # when they become available, and the guides' climate for that month answers instead.
+    horizon_days: int | None = None
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9_]{1,63}", self.name):
@@ -51,6 +70,39 @@ class ToolSpec:
         if self.freshness <= 0:
             raise ValueError(f"tool {self.name}: freshness must be positive")
         re.compile(self.recall)
+
+    def check(self) -> None:
+        """Hold the conversation declarations against the parameter model: every parameter named in the
+        routing entry, ``required``, ``args``, ``ask`` and ``from_trip`` exists, and every parameter
+        taken from the trip has a slot to read. Raises ValueError naming the tool and the parameter."""
+        fields = set(self.params.model_fields)
+        slots = dict(self.routing.get("params", {}))
+        named = {
+            "routing params": set(slots),
+            "required": set(self.routing.get("required", [])),
+            "args": set(self.routing.get("args", [])),
+            "ask": set(self.routing.get("ask", {})),
+            "from_trip": set(self.from_trip),
+        }
+        for lang, asks in self.asks.items():
+            named[f"asks[{lang}]"] = set(asks)
+        for where, params in named.items():
+            unknown = params - fields
+            if unknown:
+                raise ValueError(
+                    f"tool {self.name}: {where} names {sorted(unknown)}, which {self.params.__name__} "
+                    f"does not have (its fields: {sorted(fields)})"
+                )
+        unslotted = set(self.from_trip) - set(slots)
+        if unslotted:
+            raise ValueError(
+                f"tool {self.name}: from_trip {sorted(unslotted)} have no slot in routing params"
+            )
+        if self.horizon_days is not None and self.horizon_days <= 0:
+            raise ValueError(f"tool {self.name}: horizon_days must be positive")
+        for lang, words in self.nouns.items():
+            if any(not w or w != w.lower() for w in words):
+                raise ValueError(f"tool {self.name}: nouns[{lang}] are lowercase words")
 
     @property
     def kind(self) -> str:

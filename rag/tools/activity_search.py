@@ -1,12 +1,12 @@
-"""The activity_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The activity_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import Activity
 from connectors.params import ActivitySearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="activity_search",
-    description="Find tours and activities to book in or around a city.",
+    description="Find tours, activities and sights (museums, parks, churches, theatres, ...) in or around a city.",
     params=ActivitySearchParams,
     result=Activity,
     freshness=7 * 86400,
@@ -43,6 +43,33 @@ SPEC = ToolSpec(
             "city": "in quale città cerchi attività",
         },
     },
+    offered=True,
+    from_trip=frozenset({"city"}),
+    nouns={
+        "en": (
+            "activities",
+            "tours",
+            "attraction",
+            "attractions",
+            "museum",
+            "museums",
+            "park",
+            "parks",
+            "garden",
+            "gardens",
+            "venue",
+            "venues",
+            "landmark",
+            "landmarks",
+            "events",
+            "sights",
+        ),
+        "es": ("actividades",),
+        "fr": ("activités",),
+        "de": ("aktivitäten",),
+        "pt": ("atividades",),
+        "it": ("attività",),
+    },
     recall=r"\bactivit|\btours?\b|excursion|\bclass",
     routing={
         "threshold": 0.72,
@@ -50,14 +77,16 @@ SPEC = ToolSpec(
         "command": "/activities",
         "args": ["city"],
         "keywords": [
+            r"\battractions?\b|sight-?seeing|\bsights\b|things? (fun )?to (do|see)|something (fun )?to (do|see)|stuff to do|what (can|could|should) (i|we) do (there|in|around)|what is there to (see|do)|places? around (there|here)|places? (of (attraction|interest)|to (visit|see|go))|tourist (spots?|sites?)|points? of interest|view ?points?|\blandmarks?\b|\bmuseums?\b|art galler(y|ies)|\btheme parks?\b|\bamusement parks?\b|performing arts|\bzoos?\b|\baquariums?\b|\batracci(ó|o)n(es)?\b|\bsehensw(ü|u)rdigkeit(en)?\b|\batra(ç|c)(ã|a)o|\batra(ç|c)(õ|o)es\b|\battrazion(e|i)\b",
             r"\btours?\b|excursions?|day trips?|(?<!business )(?<!first )(?<!economy )\bclass(es)?\b|workshops?|activit(y|ies) (i|we) can book|book (an? )?(activit|tour|tickets?|experience)",
-            r"\bactivit(y|ies)\b|lessons?|\brides?\b|boat trips?|\bshows\b|\b(a|the|broadway|magic|comedy|dance|live|flamenco) show\b|\bbillets?\b|(?<!plane )(?<!air )(?<!flight )(?<!train )(?<!bus )\btickets? (for|to)\b|skip[- ]the[- ]line|guided|cruise|tasting|scuba|diving|snorkel|safari|rafting|kayak|paraglid|tickets\b(?<!plane tickets)(?<!air tickets)",
+            r"\bactivit(y|ies)\b|lessons?|\brides?\b|boat trips?|\bshows\b|\b(a|the|broadway|magic|comedy|dance|live|flamenco) show\b|\bbillets?\b|(?<!plane )(?<!air )(?<!flight )(?<!train )(?<!bus )\btickets? (for|to)\b(?! (a |an |the |my )?(one[- ]way |round[- ]trip |return |cheap )?(flights?|planes?|trains?|bus))|skip[- ]the[- ]line|guided|cruise|tasting|scuba|diving|snorkel|safari|rafting|kayak|paraglid|tickets\b(?<!plane tickets)(?<!air tickets)(?<!class tickets)(?<!economy tickets)(?<!flight tickets)(?<!airline tickets)(?<!way tickets)(?<!trip tickets)",
             r"\bexcursi(ó|o)n(es)?\b|\bvisitas? guiadas?\b|\bactividades\b|\bactivit(é|e)s\b|\bvisites? guid(é|e)es?\b|\bausfl(ü|u)ge?\b|\bf(ü|u)hrung(en)?\b|\baktivit(ä|a)ten\b|\bpasseios?\b|\batividades\b|\bescursion(e|i)\b|\battivit(à|a)\b|\bvisit(a|e) guidat(a|e)\b",
             r"\bentradas? (para|al|a la)\b|\beintrittskarten?\b|\bingressos? (para|no|na)\b|\bbiglietti? (per|d'ingresso)\b|\bclases? de (cocina|surf|baile|flamenco)|\bcours de (cuisine|surf|danse)|\b(koch|surf|tanz)kurs|\baulas? de (culin(á|a)ria|surf|dan(ç|c)a)|\bcorsi? di (cucina|surf|ballo)|\b(paseo|tour|balade|croisi(è|e)re|bootsfahrt|passeio|giro) en (barco|bateau)\b|\bpaseos? en barco\b|\bpasseios? de barco\b|\bgiri? in barca\b|\bcata de vinos\b|\bd(é|e)gustation\b|\bweinprobe\b|\bprova de vinhos\b|\bdegustazione\b|\breservar (un|una) (tour|excursi(ó|o)n|actividad)|\br(é|e)server (une|un) (visite|excursion|activit(é|e))|\b(tour|ausflug|f(ü|u)hrung) buchen",
         ],
         "required": ["city"],
         "params": {
             "city": "place",
+            "category": "category",
         },
         "ask": {
             "city": "which city you want activities in",

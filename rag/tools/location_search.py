@@ -1,8 +1,8 @@
-"""The location_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The location_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import Location
 from connectors.params import LocationSearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="location_search",

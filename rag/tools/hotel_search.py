@@ -1,8 +1,8 @@
-"""The hotel_search tool: one declaration (see connectors/catalog/spec.py)."""
+"""The hotel_search tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import HotelOffer
 from connectors.params import HotelSearchParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="hotel_search",
@@ -30,23 +30,38 @@ SPEC = ToolSpec(
         "es": {
             "city": "en qué ciudad quieres alojarte",
             "check_in": "tu fecha de entrada",
+            "nights": "cuántas noches te quedas",
         },
         "fr": {
             "city": "dans quelle ville vous voulez loger",
             "check_in": "votre date d'arrivée",
+            "nights": "combien de nuits vous restez",
         },
         "de": {
             "city": "in welcher Stadt du übernachten möchtest",
             "check_in": "wann du anreist",
+            "nights": "wie viele Nächte du bleibst",
         },
         "pt": {
             "city": "em que cidade quer ficar",
             "check_in": "a sua data de entrada",
+            "nights": "quantas noites vai ficar",
         },
         "it": {
             "city": "in quale città vuoi alloggiare",
             "check_in": "la data di arrivo",
+            "nights": "quante notti ti fermi",
         },
+    },
+    offered=True,
+    from_trip=frozenset({"city", "check_in", "check_out", "nights", "adults", "rooms"}),
+    nouns={
+        "en": ("hotel", "hotels", "accommodation", "rooms"),
+        "es": ("hotel", "hoteles", "alojamiento"),
+        "fr": ("hôtel", "hôtels", "hotel"),
+        "de": ("hotel", "hotels", "unterkunft"),
+        "pt": ("hotel", "hotéis"),
+        "it": ("albergo", "alberghi", "hotel"),
     },
     recall=r"\bhotels?\b|\brooms?\b|\bstay\b|accommodation",
     routing={
@@ -57,6 +72,7 @@ SPEC = ToolSpec(
         "keywords": [
             r"🏨|🛏|\bh(o|ô|ot)te?ls?\b|\bhotle?s?\b|\bmotels?\b|\balbergo\b|\bhospedaje\b|\bunterkunft\b",
             r"\brooms?\b|accomm?odation|somewhere to stay|place to stay|where to sleep|\blodging\b|\bhostels?\b|\bb&b\b",
+            r"\b(house|home|apartment|flat|condo|cottage|villa|cabin|airbnb|holiday rental|vacation rental)s? (to (stay|rent|book)|for (rent|my|our|the|a|\d|one|two|three))|\b(rent|book|reserve|find|need) (me |us )?(a |an )?(house|home|apartment|flat|villa|cottage|cabin|place)\b|\bcheck(ing)?[- ]in (on|date|for|at|the|today|tomorrow|next|this|later)\b|\bstay(ing)? (there|at|in)\b",
             r"\b\d+ nights?\b|\b(one|two|three|four|five|six|seven) nights?\b",
             r"\bhoteles\b|\bhot(é|e)is\b|\balberghi\b|\balojamientos?\b|\balojarme\b|\bhosped(arme|aje|agem)\b|\bh(é|e)bergements?\b|\blogements?\b|\bchambres? d'h(ô|o)tel\b|\b(ü|u)bernachtung(en)?\b|\bhotelzimmer\b|\balojamento\b|\bpousadas?\b|\balloggi(o)?\b|\bhabitaci(ó|o)n(es)?\b|\bquartos? de hotel\b|\bcamer(a|e) d'albergo\b",
             r"\b(\d+|una|dos|tres|cuatro|une|deux|trois|quatre|eine|zwei|drei|vier|uma|duas|tr(ê|e)s|quatro|una|due|tre|quattro) (noches?|nuits?|n(ä|a)chte|nacht|noites?|nott(e|i))\b",
@@ -68,12 +84,14 @@ SPEC = ToolSpec(
             "check_out": "end_date",
             "nights": "nights",
             "adults": "adults",
+            "rooms": "rooms",
             "max_price": "max_price",
             "currency": "currency",
         },
         "ask": {
             "city": "which city you want to stay in",
             "check_in": "your check-in date",
+            "nights": "how many nights you will stay",
         },
         "examples": [
             "find a hotel in Rome for 3 nights from June 2",

@@ -1,8 +1,8 @@
-"""The cheapest_dates tool: one declaration (see connectors/catalog/spec.py)."""
+"""The cheapest_dates tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import CheapestDate
 from connectors.params import CheapestDatesParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="cheapest_dates",
@@ -48,6 +48,8 @@ SPEC = ToolSpec(
             "destination": "dove vuoi volare",
         },
     },
+    about="route",
+    from_trip=frozenset({"origin", "destination"}),
     recall=r"\bdates?\b|\bwhen\b",
     routing={
         "threshold": 0.56,
@@ -63,7 +65,7 @@ SPEC = ToolSpec(
         "params": {
             "origin": "origin",
             "destination": "destination",
-            "departure_date": "start_date",
+            "departure_date": "start_or_month",
         },
         "ask": {
             "origin": "where you are flying from",

@@ -1,8 +1,8 @@
-"""The weather_forecast tool: one declaration (see connectors/catalog/spec.py)."""
+"""The weather_forecast tool: one declaration (see rag/tools/spec.py)."""
 
-from connectors.catalog.spec import ToolSpec
 from connectors.models import WeatherDay
 from connectors.params import WeatherForecastParams
+from rag.tools.spec import ToolSpec
 
 SPEC = ToolSpec(
     name="weather_forecast",
@@ -50,6 +50,17 @@ SPEC = ToolSpec(
             "city": "per quale luogo vuoi le previsioni",
             "start_date": "da quale giorno vuoi le previsioni (arrivano a 16 giorni)",
         },
+    },
+    offered=True,
+    horizon_days=16,
+    from_trip=frozenset({"city"}),
+    nouns={
+        "en": ("weather", "forecast"),
+        "es": ("tiempo", "clima"),
+        "fr": ("météo", "meteo"),
+        "de": ("wetter", "wettervorhersage"),
+        "pt": ("previsão", "tempo"),
+        "it": ("previsione", "meteo"),
     },
     recall=r"\bweather\b|forecast|\brain\b",
     routing={

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chat.trip import ToolRequest
+from rag.dialogue.trip import ToolRequest
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
 from rag.routing.slots import PLACE_SLOTS, build_params
@@ -47,20 +47,6 @@ _NUMBER_WORDS = {
     "dos": 2, "deux": 2, "zwei": 2, "dois": 2, "duas": 2, "due": 2,
     "tres": 3, "trois": 3, "drei": 3, "três": 3, "tre": 3,
 }  # fmt: skip
-# Tools a short follow-up can name without the router firing them ("and the weather there?").
-TOOL_NOUNS: Mapping[str, str] = {
-    **dict.fromkeys(
-        "weather forecast tiempo clima météo meteo wetter wettervorhersage previsão previsione".split(),
-        "weather_forecast",
-    ),
-    **dict.fromkeys(
-        "hotel hotels hôtel hôtels hoteles hotéis albergo alberghi unterkunft accommodation rooms".split(),
-        "hotel_search",
-    ),
-    **dict.fromkeys("flight flights vuelo vuelos vol vols flug flüge voo voos volo voli".split(), "flight_search"),
-    **dict.fromkeys("activities tours actividades activités aktivitäten atividades attività".split(), "activity_search"),
-}  # fmt: skip
-
 _N = r"(\d+|a|an|one|two|three|un|una|une|um|uma|ein|eine|einen|dos|deux|zwei|dois|duas|due|tres|trois|drei|três|tre)"
 _LATER = r"(later|after|afterwards|m[aá]s\s+tarde|despu[eé]s|plus\s+tard|apr[eè]s|sp[aä]ter|danach|mais\s+tarde|depois|dopo|pi[uù]\s+tardi)"
 _EARLIER = (
@@ -78,6 +64,18 @@ _SHIFTS: list[tuple[re.Pattern[str], int | None]] = [
     (re.compile(r"\bil\s+giorno\s+(?:prima|precedente)\b|\bam\s+(?:vortag|tag\s+davor)\b"), -1),
 ]  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+")
+# A question of its own, not "what about ...?" or "how about ...?".
+_QUESTION = re.compile(
+    r"^\W*(?:(?:what|how)(?!\s+about\b)|is|are|was|were|do|does|did|can|could|should|would|will|why|when|where"
+    r"|which|who|qu[eé]|c[oó]mo|d[oó]nde|cu[aá]ndo|es|est-ce|quel(?:le)?s?|comment|o[uù]|pourquoi|was|wie|wo"
+    r"|wann|ist|sind|o que|como|onde|quando|cosa|come|dove|quando|perch[eé])\b"
+)
+# Asking for other results of the same search.
+_ALTERNATIVES = re.compile(
+    r"\b(?:another|something else|anything else|other (?:options?|ones?|flights?|hotels?|choices?|results?)"
+    r"|something different|different (?:one|flight|hotel|option)|more options|otra|otro|algo m[aá]s|autre"
+    r"|quelque chose d'autre|andere[sn]?|noch etwas|outra|outro|algo mais|altr[oaie]|qualcos'altro)\b"
+)
 
 
 @dataclass
@@ -96,6 +94,7 @@ class Shape:
     named: list[str]
     shift: int | None
     changes: bool  # whether the message changes a place, dates, travellers or the like
+    again: bool = False  # it asks for other results of the same search ("anything else?")
 
 
 def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
@@ -116,8 +115,21 @@ def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
     return None
 
 
-def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape | None:
-    """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes."""
+def asks_a_question(text: str) -> bool:
+    """Whether ``text`` opens with a question of its own ("Is Porto nice?", not "what about Porto?")."""
+    return bool(_QUESTION.match(text.lower()))
+
+
+def shape(
+    text: str, slots: Slots, nouns: Mapping[str, str], unknown_places: Sequence[str] = ()
+) -> Shape | None:
+    """Whether ``text`` is shaped as a follow-up: None when it says more than what it changes.
+
+    It says more when it asks a question of its own ("Is Porto nice in spring?"), or holds other words
+    and changes nothing. A request that changes the search ("Find me something to New York", "I'd
+    rather leave on the 8th") or asks for alternatives ("anything else?", "another one in economy")
+    is one, whatever its other words. ``nouns``: the words that name a tool in a short follow-up
+    ("weather" -> its tool), the declarations' ``nouns`` in every language."""
     spans = [(p.start, p.end) for p in slots.places] + [(d.start, d.end) for d in slots.dates]
     shifted = date_shift(text)
     if shifted is not None:
@@ -128,54 +140,72 @@ def shape(text: str, slots: Slots, unknown_places: Sequence[str] = ()) -> Shape 
         if at >= 0:
             spans.append((at, at + len(name)))
     named: list[str] = []
+    other = False
     for m in _WORD.finditer(lowered):
         if any(s <= m.start() < e for s, e in spans):
             continue
         word = m.group(0).replace("’", "'")
         if word in _FILLER or word.isdigit() or word in _NUMBER_WORDS:
             continue
-        tool = TOOL_NOUNS.get(word)
+        tool = nouns.get(word)
         if tool is None:
-            return None
-        if tool not in named:
+            other = True
+        elif tool not in named:
             named.append(tool)
-    changes = bool(
+    alternatives = bool(_ALTERNATIVES.search(lowered))
+    changes = alternatives or bool(
         slots.places
         or slots.dates
         or shifted
         or unknown_places
         or any(
             getattr(slots, n) is not None
-            for n in ("adults", "children", "infants", "nights", "cabin", "max_price")
+            for n in ("adults", "children", "infants", "nights", "cabin", "max_price", "category", "airline")
         )
         or slots.nonstop
+        or slots.rooms is not None
     )
-    return Shape(named, shifted[0] if shifted else None, changes)
+    if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes):
+        return None
+    return Shape(named, shifted[0] if shifted else None, changes, alternatives)
 
 
 def adapt(
-    base: ToolRequest, route: ToolRoute, slots: Slots, shift: int | None, *, pending: bool = False
+    base: ToolRequest,
+    route: ToolRoute,
+    slots: Slots,
+    shift: int | None,
+    *,
+    pending: bool = False,
+    again: bool = False,
+    missing: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """``base``'s parameters changed as the message says, and those kept from ``base``; None when the
     message changes nothing this tool takes (a shift of a call without dates, travellers for a forecast).
 
     ``pending``: ``base`` waits for a place the assistant asked about, so a place named alone answers
-    that question ("London" after "where are you flying from?") instead of replacing the one it has."""
+    that question ("London" after "where are you flying from?") instead of replacing the one it has.
+    ``again``: the traveller asked for other results ("anything else?"): the same search is made again
+    even when nothing changes."""
     fresh = build_params(route, slots, {})
     if pending:
-        fresh = _answering(fresh, base.params, route)
+        fresh = _answering(fresh, base.params, route, missing)
     params = dict(base.params)
-    starts = [p for p, s in route.params.items() if s == "start_date"]
+    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
     ends = [p for p, s in route.params.items() if s == "end_date"]
+    counts = [p for p, s in route.params.items() if s == "nights"]
     if any(p in fresh for p in starts):
         old_start = _date(next((params.get(p) for p in starts if p in params), None))
         old_end = _date(next((params.get(p) for p in ends if p in params), None))
         new_start = _date(next(fresh[p] for p in starts if p in fresh))
-        for p in ends:
-            params.pop(p, None)
+        if old_start is None and old_end is not None and new_start is not None and old_end > new_start:
+            pass  # the end was said first ("returning the 11th"), the first day now: both stay
+        else:
+            for p in ends:
+                params.pop(p, None)
         if (
             not any(p in fresh for p in ends)
-            and "nights" not in fresh
+            and not any(p in fresh for p in counts)
             and old_start
             and old_end
             and new_start
@@ -191,13 +221,16 @@ def adapt(
                 moved = True
         if not moved:
             return None
-    if "nights" in fresh and not any(p in fresh for p in ends):
+    if any(p in fresh for p in counts) and not any(p in fresh for p in ends):
         for p in ends:
             params.pop(p, None)
     params.update(fresh)
-    if "check_out" in params and "nights" in params:
-        params.pop("nights")
-    if params == base.params or _same_place(params):
+    if any(p in params for p in ends):
+        for p in counts:
+            params.pop(p, None)  # an end date and a count of nights: the date wins
+    if _same_place(params, route):
+        return None
+    if params == base.params and not again:
         return None
     kept = [p for p in params if p not in fresh and not (shift and p in (*starts, *ends))]
     return params, kept
@@ -226,7 +259,11 @@ def interpret(
         return out
     for call in last:
         route = routes.get(call.name)
-        adapted = adapt(call, route, slots, shape_.shift, pending=pending) if route is not None else None
+        adapted = (
+            adapt(call, route, slots, shape_.shift, pending=pending, again=shape_.again)
+            if route is not None
+            else None
+        )
         if adapted is None and pending and route is not None:
             adapted = dict(call.params), list(call.params)
         if adapted is None:
@@ -237,10 +274,28 @@ def interpret(
     return out
 
 
-def _answering(fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute) -> dict[str, Any]:
+def _answering(
+    fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute, missing: Sequence[str] | None = None
+) -> dict[str, Any]:
     """A place the message gives moved to the place parameter still missing, when the one the
-    extractor put it in is already known."""
-    wanted = [p for p in route.required if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
+    extractor put it in is already known; a day moved to the end date still missing ("When do you come
+    back?" "March 9th"), when the first day is known and this one comes after it. ``missing``: what the
+    request still lacks (its required parameters by default)."""
+    needed = list(missing) if missing is not None else list(route.required)
+    wanted = [p for p in needed if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
+    ends = [p for p in needed if route.params.get(p) == "end_date" and have.get(p) in (None, "")]
+    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
+    for p in starts:
+        first = _date(have.get(p))
+        day = _date(fresh.get(p))
+        if (
+            ends
+            and first is not None
+            and day is not None
+            and day > first
+            and not any(e in fresh for e in ends)
+        ):
+            fresh = {**{k: v for k, v in fresh.items() if k != p}, ends[0]: fresh[p]}
     out = dict(fresh)
     for p in list(out):
         if (
@@ -253,8 +308,10 @@ def _answering(fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute)
     return out
 
 
-def _same_place(params: Mapping[str, Any]) -> bool:
-    origin, destination = params.get("origin"), params.get("destination")
+def _same_place(params: Mapping[str, Any], route: ToolRoute) -> bool:
+    """ "from Paris to Paris": the tool's origin and destination, as its slots name them, are one place."""
+    origin = next((params.get(p) for p, s in route.params.items() if s == "origin"), None)
+    destination = next((params.get(p) for p, s in route.params.items() if s == "destination"), None)
     return bool(origin) and origin == destination
 
 

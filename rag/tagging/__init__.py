@@ -1,0 +1,3 @@
+"""Slot tagging: which words of a message are a trip's places, dates and counts, read by a CRF fitted on
+public dialogue data (tagger.py; its features: features.py, words.py, places.py; its labels: labels.py).
+It tags, it does not resolve: the router's extractor reads what the spans mean. Pure."""
