@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
 
-from scripts.eval_answers import DEFAULT_DATA, citation_problems, resolve, split_answer  # noqa: E402
+from scripts.answer_scoring import split_answer  # noqa: E402
+from scripts.eval_answers import DEFAULT_DATA, citation_problems, resolve  # noqa: E402
 from tests.llm_stub import Script, create_stub  # noqa: E402
 
 _ITEM = re.compile(r'^\[(\d+)\] \(.*?\) "', re.M)  # a heading may hold brackets: "Spring (March–May)"

@@ -1,11 +1,16 @@
-"""Answer quality over a labelled question set, through the real chat service.
+"""Answer quality over two labelled question sets, through the real chat service.
 
-    python scripts/eval_answers.py [--data tests/data/answers.jsonl] [--show] [--json out.json]
+    python scripts/eval_answers.py [--set answers|multilingual|both] [--show] [--json [FILE]] [--out FILE]
 
-Each line of the data: {"text", "lang", "doc": "guides/tokyo" | null, "docs"?: [...], "facts": [[alt, ...], ...],
-"kind": "guide" | "topic" | "compare" | "climate" | "none"}. The service starts in this process on the
-embedded defaults and seeds the seed corpus; every question is a new conversation's first message
-(POST /v1/chat). Per answer:
+The service starts once in this process on the embedded defaults (no LLM: the extractive composer) and
+seeds the seed corpus; every question is a new conversation (POST /v1/chat, a new user_id), after the
+row's "context" messages when it has some ("What about Porto?" after "What should I see in Lisbon?").
+``--json`` alone prints the summaries as JSON; ``--json FILE`` saves summaries, answers and marks;
+``--out FILE`` writes one JSON line per question (the answer, its sources, its marks) for inspection.
+
+**answers** (tests/data/answers.jsonl, ``--data``). Each line: {"text", "lang", "doc": "guides/tokyo" |
+null, "docs"?: [...], "facts": [[alt, ...], ...], "kind": "guide" | "topic" | "compare" | "climate" |
+"none"}. Per answer:
 
 - cites_right_doc: an expected document ("doc" or any of "docs") is among the sources the text cites;
 - facts / all_facts: the share of the row's facts found in the answer (Sources line left out), and
@@ -19,18 +24,29 @@ embedded defaults and seeds the seed corpus; every question is a new conversatio
 - words: the answer's length in words without the Sources line and the [n] marks.
 
 The scoring functions are pure, so scripts/bench_llm_answers.py scores the LLM path with the same rules.
+
+**multilingual** (tests/data/answers_multilingual.jsonl, ``--ml-data``): 114 questions, 19 in each of
+en, es, fr, de, pt and it, about the 29 seeded cities and a few places without a guide. Method: the
+questions were written first, as travellers ask them, with only the list of cities known, and saved in
+that order ("order"); only then was each labelled by reading the guide: "doc", "section" (the heading
+that answers it), "kind" ("section" | "list" | "plan" | "no_guide"), "items" for a list (the section's
+bullets by their bold names, else first words), "days" for a plan, "place" / "aliases" / "near_doc"
+for a place without a guide. Scored by scripts/answer_scoring.py (its docstring has the rules): section
+right and on section, list whole, no fragment, plans, no guide, clean (no tool result cited in a
+knowledge answer) and the answer's language; per language, per kind and overall, then up to 10
+failures per category, spread over kinds and languages.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import re
 import statistics
 import sys
 import time
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -38,51 +54,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp  # noqa: E402
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "answers.jsonl"
+from scripts import answer_scoring as ml  # noqa: E402
+from scripts.answer_scoring import fold, has_phrase, split_answer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT / "tests" / "data" / "answers.jsonl"
+MULTILINGUAL_DATA = ROOT / "tests" / "data" / "answers_multilingual.jsonl"
 KINDS = ("guide", "topic", "compare", "climate", "none")
+FAILURES = ("section_right", "list_whole", "no_fragment", "plan_ok", "no_guide_ok", "clean", "lang_right")
 
 _CITE = re.compile(r"\[(\d+)\]")
-# "Sources: [1] ...", "Fuentes: [1] ...", "Sources : [1] ..." - a word, a colon, then a citation.
-_SOURCES_LINE = re.compile(r"^\s*[^\W\d_]+\s*:\s*\[\d+\]")
-_FOLD = str.maketrans(
-    {
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u00a0": " ",
-        "\u202f": " ",
-        "*": None,
-        "`": None,
-    }
-)
-
-
-def fold(text: str) -> str:
-    """Lower case, accents, dashes, quotes, spacing and Markdown emphasis folded, for matching facts."""
-    text = unicodedata.normalize("NFKD", text.translate(_FOLD))
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    return " ".join(text.split())
-
-
-def has_phrase(folded: str, phrase: str) -> bool:
-    """Whether ``phrase`` occurs in the folded text as whole words ("hat" is not in "what")."""
-    return re.search(rf"(?<!\w){re.escape(fold(phrase))}(?!\w)", folded) is not None
-
-
-def split_answer(text: str) -> tuple[str, str | None]:
-    """(body, Sources line): the last line that starts with a word, a colon and a citation."""
-    lines = text.splitlines()
-    for i in range(len(lines) - 1, -1, -1):
-        if _SOURCES_LINE.match(lines[i]):
-            return "\n".join(lines[:i] + lines[i + 1 :]), lines[i]
-    return text, None
 
 
 def source_labels(line: str) -> list[tuple[int, str]]:
@@ -226,25 +207,28 @@ def table(stats: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-async def ask_all(url: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The complete answer to each question, each from a new user, with its time in seconds."""
+async def ask_all(url: str, rows: list[dict[str, Any]], user: str = "answers") -> list[dict[str, Any]]:
+    """The complete answer to each question, each from a new user (after the row's "context"
+    messages, in the same conversation), with the question's own time in seconds."""
     answers = []
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=180)) as session:
         for i, row in enumerate(rows):
-            body = {"user_id": f"answers-{i}", "message": row["text"]}
-            start = time.perf_counter()
-            async with session.post(url.rstrip("/") + "/v1/chat", json=body) as resp:
-                answer = await resp.json()
-            if resp.status != 200:
-                raise SystemExit(f"chat failed ({resp.status}) for {row['text']!r}: {answer}")
+            for message in [*row.get("context", []), row["text"]]:
+                body = {"user_id": f"{user}-{i}", "message": message}
+                start = time.perf_counter()
+                async with session.post(url.rstrip("/") + "/v1/chat", json=body) as resp:
+                    answer = await resp.json()
+                if resp.status != 200:
+                    raise SystemExit(f"chat failed ({resp.status}) for {message!r}: {answer}")
             answer["seconds"] = round(time.perf_counter() - start, 3)
             answers.append(answer)
     return answers
 
 
-async def run(rows: list[dict[str, Any]], url: str | None) -> list[dict[str, Any]]:
+async def run(sets: dict[str, list[dict[str, Any]]], url: str | None) -> dict[str, list[dict[str, Any]]]:
+    """Each set's answers, from one service: ``url``'s, or one started and seeded in this process."""
     if url:
-        return await ask_all(url, rows)
+        return {name: await ask_all(url, rows, name) for name, rows in sets.items()}
     import rag
     from scripts._common import serve_in_process
 
@@ -252,10 +236,12 @@ async def run(rows: list[dict[str, Any]], url: str | None) -> list[dict[str, Any
     start = time.perf_counter()
     async with serve_in_process({"WAYFARER_SCHEDULER__ENABLED": "false"}) as (base, _app):
         print(f"service up and seeded in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-        return await ask_all(base, rows)
+        return {name: await ask_all(base, rows, name) for name, rows in sets.items()}
 
 
-def show(rows: list[dict[str, Any]], answers: list[dict[str, Any]], marks: list[dict[str, Any]]) -> None:
+def show_answers(
+    rows: list[dict[str, Any]], answers: list[dict[str, Any]], marks: list[dict[str, Any]]
+) -> None:
     for row, answer, m in zip(rows, answers, marks, strict=True):
         flags = " ".join(
             f"{k}={'yes' if m[k] else 'NO'}"
@@ -273,40 +259,141 @@ def show(rows: list[dict[str, Any]], answers: list[dict[str, Any]], marks: list[
             print(f"--- facts missing: {m['facts_missing']}")
 
 
+def score_set(name: str, rows: list[dict[str, Any]], answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    said = [(a.get("text", ""), a.get("sources", [])) for a in answers]
+    if name != "multilingual":
+        return [score(r, t, s) for r, (t, s) in zip(rows, said, strict=True)]
+    from rag.i18n import catalogue
+
+    docs, phrases = documents(), catalogue()
+    return [ml.score_row(r, t, s, docs, phrases) for r, (t, s) in zip(rows, said, strict=True)]
+
+
+def documents() -> dict[str, str]:
+    """The seed corpus's Markdown by document id ("guides/lisbon", "topics/rail-travel")."""
+    return {
+        f"{p.parent.name}/{p.stem}": p.read_text(encoding="utf-8")
+        for p in (ROOT / "seed_data").glob("*/*.md")
+    }
+
+
+def _round_robin(queues: list[list[int]]) -> list[int]:
+    return [i for turn in itertools.zip_longest(*queues) for i in turn if i is not None]
+
+
+def failures(rows: list[dict[str, Any]], texts: list[str], marks: list[dict[str, Any]], metric: str) -> str:
+    """Up to 10 questions failing ``metric``, spread over kinds and languages (round-robin over the
+    kinds, each kind's failures round-robin over the languages): what they quoted, from where."""
+    queues: dict[str, dict[str, list[int]]] = {}
+    for i, m in enumerate(marks):
+        if m.get(metric) is False:
+            queues.setdefault(rows[i]["kind"], {}).setdefault(rows[i]["lang"], []).append(i)
+    spread = [_round_robin(list(by_lang.values())) for by_lang in queues.values()]
+    picked = _round_robin(spread)
+    out = [f"--- {metric}: {sum(m.get(metric) is False for m in marks)} failing"]
+    why = {
+        "no_fragment": ("fragments",),
+        "list_whole": ("items_quoted",),
+        "plan_ok": ("day_blocks", "plan_cited", "plan_own_guide"),
+        "no_guide_ok": ("says_no_guide", "misattributed"),
+        "lang_right": ("lang_detected",),
+    }
+    for i in picked[:10]:
+        r, m = rows[i], marks[i]
+        want = r.get("section") or r.get("place") or f"{r.get('days')} days"
+        out.append(
+            f"[{r['lang']}/{r['kind']}] {r['text']}  (wants {r.get('doc') or r.get('near_doc')} / {want})"
+        )
+        body = split_answer(texts[i])[0].strip()
+        said = [q.line for q in ml.quotes(body)] or [body.splitlines()[0] if body else "(empty)"]
+        out += [f"    > {line[:110]}" for line in said[:3]] + [
+            f"    cites {'; '.join(m['cited']) or 'nothing'}"
+        ]
+        if why.get(metric):
+            out.append("    " + ", ".join(f"{k}={m.get(k)}" for k in why[metric]))
+    return "\n".join(out)
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--set", choices=("answers", "multilingual", "both"), default="both")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the answers set")
+    parser.add_argument("--ml-data", type=Path, default=MULTILINGUAL_DATA, help="the multilingual set")
     parser.add_argument("--url", help="score a running service instead of one started in this process")
     parser.add_argument("--show", action="store_true", help="print every question's answer and marks")
-    parser.add_argument("--json", type=Path, help="save the answers, marks and summary here")
+    parser.add_argument(
+        "--json", nargs="?", const="-", help="print the summaries as JSON, or save all to FILE"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="write each question's answer, sources and marks (JSON lines)"
+    )
     args = parser.parse_args()
-    rows = [json.loads(x) for x in args.data.read_text(encoding="utf-8").splitlines() if x.strip()]
-    answers = asyncio.run(run(rows, args.url))
-    marks = [score(r, a.get("text", ""), a.get("sources", [])) for r, a in zip(rows, answers, strict=True)]
-    stats = summary(rows, marks)
-    if args.show:
-        show(rows, answers, marks)
-        print()
-    print(table(stats))
-    secs = [a["seconds"] for a in answers]
+    sets = {"answers": load(args.data)} if args.set != "multilingual" else {}
+    if args.set != "answers":
+        sets["multilingual"] = load(args.ml_data)
+    answers = asyncio.run(run(sets, args.url))
+    marks = {name: score_set(name, rows, answers[name]) for name, rows in sets.items()}
+    stats = {
+        n: (ml.summarise if n == "multilingual" else summary)(rows, marks[n]) for n, rows in sets.items()
+    }
+    if args.json == "-":
+        print(json.dumps(stats, ensure_ascii=False, indent=1))
+    else:
+        report(sets, answers, marks, stats, show=args.show)
+    joined = {
+        name: [
+            {**r, **answer_fields(a), **m} for r, a, m in zip(rows, answers[name], marks[name], strict=True)
+        ]
+        for name, rows in sets.items()
+    }
+    if args.json and args.json != "-":
+        out: dict[str, Any] = {name: {"summary": stats[name], "rows": joined[name]} for name in sets}
+        out |= out.pop("answers", {})  # the answers set at the top, where earlier files had it
+        Path(args.json).write_text(json.dumps(out, ensure_ascii=False, indent=1), encoding="utf-8")
+    if args.out:
+        lines = [
+            json.dumps({"set": name, **row}, ensure_ascii=False) + "\n"
+            for name in sets
+            for row in joined[name]
+        ]
+        args.out.write_text("".join(lines), encoding="utf-8")
+
+
+def answer_fields(a: dict[str, Any]) -> dict[str, Any]:
+    keep = ("n", "id", "kind", "title", "section", "excerpt")
+    sources = [{k: s.get(k) for k in keep} for s in a.get("sources", [])]
+    return {"answer": a.get("text", ""), "sources": sources, "seconds": a["seconds"]}
+
+
+def report(
+    sets: dict[str, Any], answers: dict[str, Any], marks: dict[str, Any], stats: dict[str, Any], show: bool
+) -> None:
+    if "answers" in sets:
+        if show:
+            show_answers(sets["answers"], answers["answers"], marks["answers"])
+            print()
+        print(table(stats["answers"]))
+    if "multilingual" in sets:
+        rows, texts, ms = (
+            sets["multilingual"],
+            [a.get("text", "") for a in answers["multilingual"]],
+            marks["multilingual"],
+        )
+        for r, t, m in zip(rows, texts, ms, strict=True) if show else ():
+            flags = " ".join(f"{k}={'yes' if m[k] else 'NO'}" for k in ml.METRICS if k in m)
+            print(f"\n=== [{r['lang']}/{r['kind']}] {r['text']}  ({flags})\n{t}")
+        print(f"\nmultilingual set ({len(rows)} questions): share passing (of the rows it applies to)")
+        print(ml.table(stats["multilingual"]))
+        for metric in FAILURES:
+            print(failures(rows, texts, ms, metric))
+    secs = [a["seconds"] for name in sets for a in answers[name]]
     print(f"seconds per answer: median {statistics.median(secs):.2f}, max {max(secs):.2f}")
-    if args.json:
-        out = {
-            "summary": stats,
-            "rows": [
-                {
-                    **r,
-                    "answer": a.get("text", ""),
-                    "sources": a.get("sources", []),
-                    "seconds": a["seconds"],
-                    **m,
-                }
-                for r, a, m in zip(rows, answers, marks, strict=True)
-            ],
-        }
-        args.json.write_text(json.dumps(out, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def completion(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def chat(request: web.Request) -> web.Response:
+async def chat(request: web.Request) -> web.StreamResponse:
     script = request.app[STUB]
     script.requests.append(await request.json())
     kind, value = script.next()

@@ -17,7 +17,7 @@ from rag.chat.composer import Passage, ToolAnswer, chunks, compose, is_compariso
 from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
-from rag.chat.outcomes import citable, tool_results
+from rag.chat.outcomes import citable, recall_focus, recalled_items, tool_results
 from rag.chat.sessions import SessionStore
 from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, describe_state, plan
 from rag.dialogue.trip import TripState
@@ -163,7 +163,7 @@ class ChatService:
             compare = not planned.calls and not planned.waiting and is_comparison(text, places)
             hits, recalled = await asyncio.gather(
                 self._search(text, vector, user_id, decision, planned, compare),
-                self._tools.recall(text, user_id),
+                self._tools.recall(text, user_id, about=recall_focus(decision.slots)),
             )
             mark("search")
             budget = (
@@ -175,7 +175,7 @@ class ChatService:
             done = tool_results(planned, outcomes)
             await self.sessions.save_trip(user_id, planned.remember(done.made))
             passages = [passage_from_payload(h.id, h.payload) for h in hits]
-            recalled_texts = [h.payload.get("text", "") for h in recalled] if recalled is not None else None
+            recalled_texts = recalled_items(recalled, decision.lang, self._specs.declared)
             data, catalog, excerpts = citable(hits, done, recalled)
             question = planned.climate.query if planned.climate else search_text(text, decision.slots)
             answer = compose(
@@ -308,10 +308,17 @@ class ChatService:
     ) -> list[Hit]:
         """Passages from the message's places (or the trip's) and topic documents: the index filters.
         A comparison ("Lisbon or Porto?") searches each place on its own, so each has its passages; a
-        question about a month beyond the forecast searches the guides' climate for that month."""
+        question about a month beyond the forecast searches the guides' climate for that month.
+        Documents only: stored tool results answer "what did you find?" (the recall), never a
+        knowledge question, so they are never quoted as the guides."""
         if not self.grounding:
             return await self._retriever.search(
-                text, self._passages * self._chunks, user_id=user_id, vector=vector, per_document=self._chunks
+                text,
+                self._passages * self._chunks,
+                user_id=user_id,
+                vector=vector,
+                per_document=self._chunks,
+                documents_only=True,
             )
         declared = self._specs.declared
         route = any(c.name in declared and declared[c.name].about == "route" for c in planned.calls)
@@ -329,6 +336,7 @@ class ChatService:
                         vector=vector,
                         places=[place],
                         per_document=self._chunks,
+                        documents_only=True,
                     )
                     for place in in_places
                 )
@@ -343,12 +351,13 @@ class ChatService:
             places=in_places,
             countries=countries,
             per_document=self._chunks,
+            documents_only=True,
         )
         if in_places and not any(h.payload.get("city_norm") in in_places for h in hits):
             # No guide of its own ("Sintra", "Fushimi Inari"): another guide may say something about it;
             # the composer quotes only its sentences that name the place.
             hits = await self._retriever.search(
-                query, k, user_id=user_id, vector=vector, per_document=self._chunks
+                query, k, user_id=user_id, vector=vector, per_document=self._chunks, documents_only=True
             )
         return hits
 

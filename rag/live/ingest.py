@@ -5,6 +5,10 @@ freshness: the caller that claims it writes the point; a later caller with the s
 one with a new version (a new price, a new forecast) updates the point in place. Point ids are uuid5 of
 scope and identity, never of an ordinal, a price or a time, so a result can never be stored twice.
 ``req:<scope>:<tool>:<hash of params>`` lists the points a request produced, for answering it again.
+
+A scope is a user id, or ``ANONYMOUS_SCOPE`` for calls made without one. Search reads only the asking
+user's own results (the chat's knowledge answers none: rag.retrieval), recall only the asking user's,
+so anonymous results are read by nothing but the same anonymous request asked again while they are fresh.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from connectors.tools import ToolCall
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.documents import norm
 from rag.kv.base import KVStore
+from rag.live.recall import RecallFocus, matches, whereabouts
 from rag.settings import LiveSettings
 from rag.store.base import Filter, Hit, Point, VectorStore
 from rag.tools.catalog import ToolCatalogue
@@ -37,6 +42,10 @@ from rag.tools.catalog import ToolCatalogue
 logger = logging.getLogger(__name__)
 
 LIVE_NAMESPACE = uuid.UUID("0b7a9c1e-4d2f-5e6a-8b9c-0d1e2f3a4b5c")
+# The scope of calls made without a user id: a user id is never "*" (rag.web.schemas refuses it).
+ANONYMOUS_SCOPE = "*"
+# What a sandbox result's stored text ends with, so that a search for it says what it is.
+SANDBOX_NOTE = " (sandbox data, not a real offer)"
 
 
 def live_point_id(scope: str, identity: str) -> str:
@@ -203,7 +212,7 @@ class LiveIngestor:
         if description:
             text += f" Description from the provider: {description}"
         if r.sandbox:
-            text += " (sandbox data, not a real offer)"
+            text += SANDBOX_NOTE
         return text
 
     def _payload(self, r: Result, call: ToolCall, scope: str, text: str) -> dict[str, Any]:
@@ -306,15 +315,35 @@ class LiveIngestor:
             return None
 
     async def recall(
-        self, scope: str, kinds: Sequence[str] | None = None, limit: int = 5, cheapest: bool = False
+        self,
+        scope: str,
+        kinds: Sequence[str] | None = None,
+        limit: int = 5,
+        cheapest: bool = False,
+        about: RecallFocus | None = None,
     ) -> list[Hit]:
-        """This user's fresh ingested results, newest first (or cheapest first)."""
+        """This user's fresh ingested results, newest first (or cheapest first); with ``about``, only
+        those whose own places and days are the ones asked about."""
         equals: dict[str, Any] = {"source": "live", "user_scope": scope}
         if kinds:
             equals["kind"] = list(kinds)
         hits, _ = await self._store.scroll(Filter(equals=equals, fresh_at=time.time()), 500)
+        if about is not None and not about.empty:
+            hits = [h for h in hits if self._is_about(h, about)]
         if cheapest:
             hits.sort(key=lambda h: (h.payload.get("price") is None, h.payload.get("price") or 0.0))
         else:
             hits.sort(key=lambda h: -float(h.payload.get("fetched_at", 0)))
         return hits[:limit]
+
+    def _is_about(self, hit: Hit, focus: RecallFocus) -> bool:
+        """Whether a stored result is about what ``focus`` asks, read from the result itself; one that no
+        longer validates cannot say, so it is left out."""
+        model = self._result_model(str(hit.payload.get("kind", "")))
+        try:
+            result = model.model_validate(hit.payload["result"]) if model else None
+        except (KeyError, pydantic.ValidationError):
+            result = None
+        if result is None:
+            return False
+        return matches(whereabouts(result, hit.payload, self._catalogue.resolve), focus)

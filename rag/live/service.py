@@ -13,8 +13,9 @@ from connectors.params import ToolParams
 from connectors.tools import ToolCall, ToolRunner
 from rag.background import BackgroundTasks
 from rag.errors import WayfarerError
-from rag.live.ingest import LiveIngestor, request_key
+from rag.live.ingest import ANONYMOUS_SCOPE, LiveIngestor, request_key
 from rag.live.popular import PopularCalls
+from rag.live.recall import RecallFocus
 from rag.live.sanitize import clean_result
 from rag.observability.metrics import Metrics
 from rag.settings import LiveSettings
@@ -131,6 +132,10 @@ class ToolService:
     call, whoever makes them: the provider's answer does not depend on the user. Each caller's results
     are still ingested under its own scope. A failure is shared like a result, and a caller that gives
     up (is cancelled) does not cancel the call for the others.
+
+    A call without a user id is stored under ``ANONYMOUS_SCOPE``, which no search and no recall reads:
+    its results answer only the same anonymous request again while they are fresh (and the
+    refresh-popular job renews them like any user's), never another user's question.
     """
 
     def __init__(
@@ -172,7 +177,7 @@ class ToolService:
         self.metrics.tool_calls.labels(name, "index" if outcome.from_index else "provider").inc()
         if self.popular is not None:
             params = outcome.call.params.model_dump(mode="json", exclude_none=True)
-            await self.popular.record(name, params, user_id or "*")
+            await self.popular.record(name, params, user_id or ANONYMOUS_SCOPE)
         if outcome.from_index:
             self.metrics.cache_hits.labels(name).inc()
         else:
@@ -183,7 +188,7 @@ class ToolService:
         self, name: str, raw: Any, user_id: str | None, strict: bool, today: dt.date | None
     ) -> ToolOutcome:
         params = self.runner.validate(name, raw, strict=strict, today=today)
-        scope = user_id or "*"
+        scope = user_id or ANONYMOUS_SCOPE
         key = request_key(scope, name, params)
         provider = self.runner.provider(name)
         if self._settings.cache:
@@ -234,13 +239,19 @@ class ToolService:
         counts = await self.ingestor.ingest_many(items, rewrite=True)
         return counts.added + counts.updated
 
-    async def recall(self, message: str, user_id: str | None, limit: int = 5) -> list[Hit] | None:
-        """This user's earlier results that a "what did you find" message asks about, or None."""
+    async def recall(
+        self, message: str, user_id: str | None, limit: int = 5, *, about: RecallFocus | None = None
+    ) -> list[Hit] | None:
+        """This user's earlier results that a "what did you find" message asks about, or None when it
+        asks about none. ``about``: the places and days the message names (the chat reads them), which
+        each result's own must match. Without a user id there is nothing to recall: the results of
+        anonymous calls are no one's."""
         request = recall_request(message, self.ingestor.tools)
         if request is None:
             return None
+        if user_id is None:
+            return []
         kinds, cheapest = request
-        scope = user_id or "*"
-        if not await self.queue.settle(scope, self._settings.recall_wait_seconds):
+        if not await self.queue.settle(user_id, self._settings.recall_wait_seconds):
             logger.warning("recall answered before this user's latest results were ingested")
-        return await self.ingestor.recall(scope, kinds or None, limit, cheapest)
+        return await self.ingestor.recall(user_id, kinds or None, limit, cheapest, about)

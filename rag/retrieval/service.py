@@ -16,6 +16,8 @@ from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
 
 # What document fusion reads of each candidate.
 ID_FIELDS = ("document_id", "chunk_count")
+# The payload ``source`` of stored tool results (rag.live.ingest writes them).
+LIVE_SOURCE = "live"
 
 
 class Retriever:
@@ -84,8 +86,14 @@ class Retriever:
         places: Sequence[str] = (),
         countries: Sequence[str] = (),
         per_document: int | None = None,
+        documents_only: bool = False,
     ) -> list[Hit]:
-        """Seed documents, shared live results, and this user's own live results; nothing expired.
+        """Documents (seeded and uploaded) and this user's own stored tool results; nothing expired.
+
+        Never another user's results, nor those of calls made without a user id (they answer only the
+        same request again: rag.live). Without ``user_id``, documents alone. ``documents_only``: no
+        stored tool results at all, as the chat's knowledge answers take them (guides, topics, the
+        user's own files); a "what did you find?" question reads results through rag.live's recall.
 
         ``vector``: the query's embedding when the caller has it already (the chat embeds once for
         retrieval and routing). ``places`` (city names, matched as ``city_norm``) and ``countries``
@@ -98,9 +106,15 @@ class Retriever:
         mode = mode or self.mode
         dense = vector if vector is not None else await self.embed(query)
         sparse = self._sparse.encode_query(query) if mode != "dense" else None
-        scope = ("*", user_id) if user_id else ("*",)
+        exclude: dict[str, FilterValue] = {}
+        scope: tuple[str, ...] | None = None
+        if documents_only or not user_id:
+            exclude["source"] = LIVE_SOURCE
+        else:
+            scope = (user_id,)
         flt = Filter(
             equals=dict(equals or {}),
+            exclude=exclude,
             fresh_at=time.time() if now is None else now,
             scope=scope,
             places=tuple(dict.fromkeys(norm(p) for p in places if p.strip())),

@@ -30,16 +30,19 @@ class Point:
 
 @dataclass(frozen=True, slots=True)
 class Filter:
-    """Conjunction of exact matches (a sequence means any of), with freshness.
+    """Conjunction of exact matches (a sequence means any of), exclusions, with freshness.
 
     ``fresh_at``: drop points whose ``valid_until`` is before this epoch time;
     points without ``valid_until`` (seed documents) never expire.
     """
 
     equals: Mapping[str, FilterValue | Sequence[FilterValue]] = field(default_factory=dict)
+    # Points matching any of these exact matches are left out (``{"source": "live"}``: documents only).
+    # A point without the key is kept.
+    exclude: Mapping[str, FilterValue | Sequence[FilterValue]] = field(default_factory=dict)
     fresh_at: float | None = None
     expired_at: float | None = None  # only points with valid_until before this (for purging)
-    # Only points without a user_scope (documents) or with one of these (a user's own live results, "*").
+    # Only points without a user_scope (documents) or with one of these (a user's own live results).
     scope: tuple[str, ...] | None = None
     # Place focus: points about one of these cities (``city_norm``) or countries (``country_code``),
     # or about no one city (topic documents). Both empty: no restriction.
@@ -132,8 +135,17 @@ def generation_name(family: str) -> str:
 
 def equals_items(flt: Filter) -> list[tuple[str, list[FilterValue]]]:
     """The filter's exact matches as (key, allowed values)."""
+    return _items(flt.equals)
+
+
+def exclude_items(flt: Filter) -> list[tuple[str, list[FilterValue]]]:
+    """The filter's exclusions as (key, values that leave a point out)."""
+    return _items(flt.exclude)
+
+
+def _items(matches: Mapping[str, FilterValue | Sequence[FilterValue]]) -> list[tuple[str, list[FilterValue]]]:
     out: list[tuple[str, list[FilterValue]]] = []
-    for key, value in flt.equals.items():
+    for key, value in matches.items():
         values = [value] if isinstance(value, str | int | bool) else list(value)
         out.append((key, values))
     return out

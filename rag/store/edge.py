@@ -26,6 +26,7 @@ from rag.store.base import (
     Point,
     SearchMode,
     equals_items,
+    exclude_items,
 )
 
 logger = logging.getLogger(__name__)
@@ -254,6 +255,11 @@ def _filter(flt: Filter) -> qe.Filter:
             must.append(qe.FieldCondition(key, match=qe.MatchValue(values[0])))
         else:
             must.append(qe.FieldCondition(key, match=qe.MatchAny(values)))  # type: ignore[arg-type]
+    for key, values in exclude_items(flt):
+        if len(values) == 1:
+            must_not.append(qe.FieldCondition(key, match=qe.MatchValue(values[0])))
+        else:
+            must_not.append(qe.FieldCondition(key, match=qe.MatchAny(values)))  # type: ignore[arg-type]
     if flt.fresh_at is not None:
         must_not.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.fresh_at)))
     if flt.expired_at is not None:

@@ -22,6 +22,7 @@ from rag.store.base import (
     Point,
     SearchMode,
     equals_items,
+    exclude_items,
     generation_name,
 )
 
@@ -270,6 +271,11 @@ def _filter(flt: Filter) -> models.Filter:
             must.append(models.FieldCondition(key=key, match=models.MatchValue(value=values[0])))
         else:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=values)))
+    for key, values in exclude_items(flt):
+        if len(values) == 1:
+            must_not.append(models.FieldCondition(key=key, match=models.MatchValue(value=values[0])))
+        else:
+            must_not.append(models.FieldCondition(key=key, match=models.MatchAny(any=values)))
     if flt.fresh_at is not None:
         must_not.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.fresh_at)))
     if flt.expired_at is not None:

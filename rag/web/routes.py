@@ -99,7 +99,11 @@ async def list_tools(request: web.Request) -> web.Response:
 
 @routes.post("/v1/tools/{name}")
 async def call_tool(request: web.Request) -> web.Response:
-    """Call one travel tool by hand: the body is its parameters."""
+    """Call one travel tool by hand: the body is its parameters.
+
+    With ``?user_id=`` the results are that user's (recalled in their chat, found by their search);
+    without one the call is anonymous: its results answer only the same anonymous request again while
+    fresh, and no one's chat, search or recall reads them (rag.live.service ToolService)."""
     raw_user = request.query.get("user_id")
     user_id = user_id_param(raw_user) if raw_user else None
     require_user(request, user_id)
