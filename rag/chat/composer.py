@@ -18,6 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chat.citations import live_label
+from rag.chat.sections import (
+    Quote,
+    TripPlan,
+    asked_count,
+    asks_length,
+    find_section,
+    guide_sections,
+    quotes_for,
+    trip_days,
+    trip_plan,
+    with_children,
+)
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
 from rag.chat.vocabulary import GENERAL_TOPICS
@@ -114,17 +126,46 @@ def compose(
     compare: bool = False,
     notes: Sequence[str] = (),
     declared: ToolCatalogue,
+    days: int | None = None,
 ) -> Answer:
     """The answer in ``lang``: its fixed phrases from the catalogue; quotes and results stay in the
     language they were written in. ``places``: the places asked about (display names); ``notes``:
     sentences said right after the lead; ``recalled``: earlier results the traveller asks for;
-    ``declared``: the tools' declarations (their labels, and which to offer)."""
+    ``declared``: the tools' declarations (their labels, and which to offer); ``days``: the length of a
+    trip the message asks a plan for (rag.chat.sections.trip_days)."""
     cites = _Citations()
     found = [t for t in tools if t.results]
     # The passages' places too: "Lisboa" in the question is the Lisbon guide's place, not a topic.
     query = read_question(question, [*places, *{p.place for p in passages if p.place}])
     pool = candidates(passages, places) if recalled is None else []
     compare = compare and len(places) >= 2 and recalled is None
+    if recalled is None and not compare and len(places) == 1:
+        # What was asked, from the guide's section that answers it (after the tools' results, which
+        # answer a request and so are cited first; citing them again later keeps their numbers).
+        results = _tool_blocks(lang, tools, cites, declared)
+        answered = _from_guide(
+            lang, question, query, passages, pool, places[0], days if not tools else None, cites
+        )
+        if answered is not None:
+            guided, planned = answered
+            if planned and clarify:  # asked before the days, which end the answer
+                guided.insert(1, escape_markdown(clarify))
+                clarify = None
+            if found:
+                labels = ", ".join(declared.label(t.name, lang) for t in found)
+                guided = [
+                    message(lang, "lead_found", tools=labels),
+                    *results,
+                    message(lang, "from_guides"),
+                    *guided[1:],
+                ]
+            else:
+                guided = [guided[0], *results, *guided[1:]]
+            if any(t.sandbox for t in found):
+                guided.append(message(lang, "sandbox_notice"))
+            if any(t.indicative for t in found):
+                guided.append(message(lang, "indicative_notice"))
+            return _finish(lang, guided, notes, clarify, cites)
     facts = [] if compare or recalled is not None else _facts(query, pool, passages, places=places)
 
     lead: str | None = None
@@ -147,6 +188,13 @@ def compose(
             lead = _compare_lead(lang, query, places)
         else:
             lead = _lead(lang, query, facts, passages, places)
+            if places and any(c.local for c in facts) and not _has_guide(passages, places):
+                # "What to see in Sintra?": said plainly first, then what another guide says of it.
+                lead = (
+                    message(lang, "no_guide", place=escape_markdown(join_list(lang, list(places))))
+                    + " "
+                    + lead
+                )
         if compare:
             body.extend(_compare_blocks(lang, query, passages, places, cites))
         else:
@@ -160,12 +208,119 @@ def compose(
         blocks.append(message(lang, "sandbox_notice"))
     if any(t.indicative for t in found):
         blocks.append(message(lang, "indicative_notice"))
+    return _finish(lang, blocks, (), clarify, cites)
+
+
+def _finish(
+    lang: str, blocks: list[str], notes: Sequence[str], clarify: str | None, cites: _Citations
+) -> Answer:
+    """The blocks after the lead's notes, the clarifying question and the Sources line."""
+    blocks = blocks[:1] + [escape_markdown(n) for n in notes if n] + blocks[1:]
     if clarify:  # may repeat the traveller's own words ("I don't know a place called '...'")
         blocks.append(escape_markdown(clarify))
     if cites.items:
         listed = "; ".join(f"[{n}] {escape_markdown(c.label)}" for n, c in enumerate(cites.items, start=1))
         blocks.append(message(lang, "sources", sources=listed))
     return Answer("\n\n".join(b for b in blocks if b), cites.items)
+
+
+def _from_guide(
+    lang: str,
+    question: str,
+    query: Query,
+    passages: Sequence[Passage],
+    pool: list[Candidate],
+    place: str,
+    days: int | None,
+    cites: _Citations,
+) -> tuple[list[str], bool] | None:
+    """A question about one place answered from the section of its guide that answers it, or a trip
+    plan from that guide (then True); None when the place has no guide here or the question no
+    section."""
+    doc = next((p.id for p in passages if p.place and fold(p.place) == fold(place)), None)
+    if doc is None:
+        return None
+    own = [c for c in pool if passages[c.passage].id == doc]
+    sections = guide_sections(own, [p.heading for p in passages], [p.chunk for p in passages])
+    shown = escape_markdown(place)
+    source = message(lang, "source_city", place=shown)
+    english = [message(lang, "quoted_english")] if lang != "en" else []
+    if days and trip_days(question, query.topics):
+        plan = trip_plan(sections, days, query.months, with_children(question))
+        if plan is not None:
+            return _plan_blocks(lang, plan, shown, source, english, query, passages, cites), True
+    topics = ("duration", *query.topics) if asks_length(question) else query.topics
+    chosen = find_section(topics, sections)
+    if chosen is None:
+        return None
+    topic, sec = chosen
+    lead = message(lang, "lead_topic", source=source, topic=message(lang, f"topic.{topic}.in", place=shown))
+    quotes = quotes_for(query, topic, sec, asked_count(question))
+    return [lead, *english, *_quote_blocks(quotes, passages, cites)], False
+
+
+def _plan_blocks(
+    lang: str,
+    plan: TripPlan,
+    place: str,
+    source: str,
+    english: list[str],
+    query: Query,
+    passages: Sequence[Passage],
+    cites: _Citations,
+) -> list[str]:
+    blocks = [message(lang, "plan_lead", days=len(plan.days), place=place, source=source), *english]
+    blocks.append(message(lang, "plan_note"))
+    if plan.left_out:
+        blocks.append(message(lang, "plan_more", count=plan.left_out))
+    names = message(lang, "month_names").split()
+    for key, quotes, extra in (
+        (
+            "plan_season",
+            plan.season,
+            {"month": join_list(lang, [names[m - 1] for m in sorted(query.months)])},
+        ),
+        ("plan_children", plan.children, {}),
+        ("plan_tips", plan.tips, {}),
+    ):
+        if quotes:
+            blocks.append(message(lang, key, **extra))
+            blocks.extend(_quote_blocks(quotes, passages, cites))
+    for n, day in enumerate(plan.days, start=1):
+        quotes = day + (plan.food if n == 1 else [])
+        lines = _quote_blocks(quotes, passages, cites, bullets=True)
+        blocks.append(f"**{message(lang, 'plan_day', n=n)}**\n\n" + "\n".join(lines))
+    return blocks
+
+
+def _quote_blocks(
+    quotes: Sequence[Quote], passages: Sequence[Passage], cites: _Citations, bullets: bool = False
+) -> list[str]:
+    """Whole quotes, each cited: list items as "- " lines, paragraphs as plain lines; list runs and
+    prose runs are separate Markdown blocks (``bullets``: every quote a list line)."""
+    lines: list[tuple[bool, str]] = []
+    for q in quotes:
+        first = q.sentences[0]
+        p = passages[q.item.passage]
+        excerpt = " ".join(c.sentence.text for c in q.sentences)
+        n = cites.cite((p.id, p.heading), ("passage", q.item.passage, 0), excerpt, _passage_label(p))
+        shown = escape_markdown(excerpt)
+        opening = q.item.sentences[0].sentence  # the item's own label and intro, not a chunk's
+        if first is not q.item.sentences[0] and opening.label:
+            shown = f"{escape_markdown(opening.label)}: {shown}"
+        elif first is q.item.sentences[0] and opening.intro and opening.text[:1].islower():
+            shown = f"{escape_markdown(opening.intro)} {shown}"
+        lines.append((bullets or opening.bullet, f"{shown} [{n}]"))
+    if bullets:
+        return [f"- {line}" for _, line in lines]
+    blocks: list[list[str]] = []
+    kind: bool | None = None
+    for bullet, line in lines:
+        if bullet != kind:
+            blocks.append([])
+            kind = bullet
+        blocks[-1].append(f"- {line}" if bullet else line)
+    return ["\n".join(b) for b in blocks]
 
 
 def _facts(
@@ -305,6 +460,10 @@ def _lead(
     if source:
         return message(lang, "lead_topic", source=source, topic=topic)
     return message(lang, "lead_topic_guides", topic=topic)
+
+
+def _has_guide(passages: Sequence[Passage], places: Sequence[str]) -> bool:
+    return any(fold(p.place) in {fold(x) for x in places} for p in passages if p.place)
 
 
 def _heading(p: Passage) -> str:

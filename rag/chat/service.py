@@ -7,7 +7,7 @@ import datetime as dt
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,6 +18,7 @@ from rag.chat.focus import focus, search_text
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.outcomes import citable, recall_focus, recalled_items, tool_results
+from rag.chat.sections import trip_days
 from rag.chat.sessions import SessionStore
 from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, describe_state, plan
 from rag.dialogue.trip import TripState
@@ -28,6 +29,7 @@ from rag.errors import (
     WayfarerError,
 )
 from rag.i18n import message
+from rag.ingest.documents import norm
 from rag.live.service import ToolOutcome, ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -165,6 +167,7 @@ class ChatService:
                 self._search(text, vector, user_id, decision, planned, compare),
                 self._tools.recall(text, user_id, about=recall_focus(decision.slots)),
             )
+            hits = await self._whole_guide(hits, places, compare or recalled is not None)
             mark("search")
             budget = (
                 None if self._deadline is None else max(0.0, self._deadline - (time.perf_counter() - start))
@@ -189,6 +192,7 @@ class ChatService:
                 compare=compare,
                 notes=planned.notes,
                 declared=self._specs.declared,
+                days=None if planned.calls else trip_days(text),
             )
             mark("compose")
             full = answer.text
@@ -296,6 +300,23 @@ class ChatService:
         """The conversation's country (its destination's), which settles names several places share."""
         place = self._router.catalogue.resolve(trip.destination) if trip.destination else None
         return place.country_code if place else None
+
+    async def _whole_guide(self, hits: list[Hit], places: Sequence[str], skip: bool) -> list[Hit]:
+        """The hits, and every other chunk of the asked place's own guide after them: the composer answers
+        from the section that answers (rag.chat.sections), which the search may have found only in part."""
+        if skip or len(places) != 1:
+            return hits
+        place = norm(places[0])
+        own = next(
+            (h for h in hits if h.payload.get("city_norm") == place and h.payload.get("source") != "live"),
+            None,
+        )
+        if own is None:
+            return hits
+        doc = str(own.payload.get("document_id", ""))
+        have = {h.id for h in hits}
+        rest = [h for h in await self._retriever.document(doc) if h.id not in have]
+        return hits + rest
 
     async def _search(
         self,

@@ -113,7 +113,18 @@ TOPICS: tuple[Topic, ...] = (
             "uber airport transfer commute moverse transporte autobus tren aeropuerto deplacer transports "
             "aeroport verkehr bahn zug flughafen onibus trem aeroporto trasporti treno spostarsi"
         ).split()
-        + ["get around", "getting around", "get from", "get to", "se deplacer"],
+        + [
+            "get around",
+            "getting around",
+            "get from",
+            "get to",
+            "se deplacer",
+            "transporte publico",
+            "transports en commun",
+            "offentliche verkehrsmittel",
+            "mezzi pubblici",
+        ]
+        + "muoversi fortbewegen bewegt locomover".split(),
         (
             "transport metro subway train bus taxi tram ferry card ticket line station airport uber walk "
             "walking bike rail pass ride express transit minute"
@@ -124,7 +135,7 @@ TOPICS: tuple[Topic, ...] = (
         (
             "cost costs price prices budget cheap expensive afford spend pricey coste costo precio "
             "presupuesto barato caro cout prix cher kosten preis teuer gunstig billig custo preco orcamento "
-            "prezzo economico"
+            "prezzo economico gasta gastar gasto gastos ausgeben depenser spendere spesa"
         ).split()
         + ["how much", "cuanto cuesta", "combien", "wie viel", "quanto costa", "quanto custa"],
         (
@@ -151,9 +162,10 @@ TOPICS: tuple[Topic, ...] = (
         (
             "see sight sights sightseeing attraction attractions museum museums landmark landmarks temple "
             "visit ver visitar hacer museo voir visiter faire musee sehen besuchen sehenswurdigkeit "
-            "sehenswurdigkeiten fazer museu vedere visitare fare"
+            "sehenswurdigkeiten fazer museu vedere visitare fare gesehen unternehmen sehenswert imperdible "
+            "imperdibles imperdivel imperdiveis incontournable incontournables imperdibile"
         ).split()
-        + ["things to do", "what to do", "que ver", "que hacer"],
+        + ["things to do", "what to do", "que ver", "que hacer", "pontos turisticos", "no me puedo perder"],
         (
             "museum temple shrine church palace park garden view viewpoint market tower gallery monument "
             "castle historic old walk tour sight visit square cathedral"
@@ -164,8 +176,9 @@ TOPICS: tuple[Topic, ...] = (
         (
             "safe safety scam scams crime dangerous danger pickpocket pickpockets theft seguro seguridad "
             "peligroso estafa securite dangereux arnaque sicher sicherheit gefahrlich betrug "
-            "seguranca perigoso golpe sicuro sicurezza pericoloso truffa"
-        ).split(),
+            "seguranca perigoso golpe sicuro sicurezza pericoloso truffa sicura segura"
+        ).split()
+        + ["ville sure", "est sure", "une ville sure"],
         (
             "safe safety scam crime pickpocket theft dangerous careful police emergency insurance "
             "valuable steal snatch snatcher trick beware fake counterfeit overcharge overpriced rob "
@@ -225,6 +238,20 @@ TOPICS: tuple[Topic, ...] = (
             "combien de jours",
         ],
         "day weekend itinerary covers short break".split(),
+    ),
+    Topic(
+        "daytrips",
+        "excursion excursions excursiones ausflug ausfluge tagesausflug tagesausfluge gita gite".split()
+        + ["day trip", "day trips", "bate volta", "passeio de um dia", "escapada de un dia"],
+        "day trip excursion".split(),
+    ),
+    Topic(
+        "tips",
+        (
+            "tips tip advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
+            "consiglio"
+        ).split(),
+        "tip advice avoid worth book early".split(),
     ),
     Topic(
         "nightlife",

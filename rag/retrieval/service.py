@@ -73,6 +73,11 @@ class Retriever:
             candidates=index.prefetch_limit,
         )
 
+    async def document(self, document_id: str, most: int = 200) -> list[Hit]:
+        """Every chunk of one document, in its order (a guide read whole: rag.chat.sections)."""
+        hits, _ = await self._store.scroll(Filter(equals={"document_id": document_id}), most)
+        return sorted(hits, key=lambda h: int(h.payload.get("chunk_index") or 0))
+
     async def search(
         self,
         query: str,

@@ -22,7 +22,7 @@ from connectors.locations import PROMINENT_POPULATION, LocationCatalogue, Place,
 # Names that are everyday words even though a well-known city bears them: a place only when anchored.
 AMBIGUOUS = frozenset(
     "bath florence male march may mobile nice orange reading split victoria santiago lima porto como sale "
-    "batman aurora".split()
+    "batman aurora essen".split()
 )
 # Words that are never a place, whatever precedes them ("Is Porto nice in spring?", "in Economy class").
 NEVER_PLACES = frozenset(
@@ -58,7 +58,7 @@ _LOCATIVE = re.compile(
 NOT_CODES_ABROAD = frozenset(
     "del las los una con por que les des une sur aux der die das den dem und ein mit von vom zum nel dal "
     "gli sul uma dos nos tem sim mas ele até sem bei aus nur uhr ist hat wie wer wir sie ihr mir dir ces "
-    "est ont mes tes ses son sus mis tus mai ora già più qui chi sei due tre".split()
+    "est ont mes tes ses son sus mis tus mai ora già più qui chi sei due tre par".split()
 )
 
 
@@ -126,7 +126,10 @@ def find_places(
                 everyday = phrase.lower() in NOT_CODES or phrase.lower() in NOT_CODES_ABROAD
                 if phrase.isupper() or (not everyday and _known_code(catalogue, phrase)):
                     place = catalogue.resolve(phrase)
-            if place is None and key not in NEVER_PLACES and catalogue.is_name(key):
+            # A lower-case word of one or two letters is an article or a preposition ("à la journée",
+            # "vale la pena"), never "LA".
+            tiny = size == 1 and len(phrase) <= 2 and phrase.islower()
+            if place is None and not tiny and key not in NEVER_PLACES and catalogue.is_name(key):
                 candidate = catalogue.resolve(phrase, country)
                 if candidate is not None and (
                     not needs_anchor(catalogue, key, candidate) or anchored(start, phrase)

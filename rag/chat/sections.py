@@ -1,0 +1,352 @@
+"""Section-first answers: a guide read back into its sections, the section that answers a topic, what of
+it to quote whole, and day-by-day trip plans. Pure.
+
+Every city guide has the same sections (Overview, Neighbourhoods, Sights, Food and drink, Getting
+around, Costs, Best time to visit, Practical tips); a user's own guide may name them otherwise, so a
+topic finds its section by the words of the heading (``SECTION_WORDS``), first match wins. A guide
+comes back from the index as chunks that overlap; ``guide_sections`` joins them into sections of whole
+items (a list item or a paragraph) again.
+
+What is quoted is always whole: a list item with its label, or a sentence with the one before it when
+it opens on a word that points back ("It", "They", "This"). A list topic ("what should I see", "where
+to stay", "any tips") quotes the section's items, as many as asked ("top 3") or up to ``MOST_ITEMS``;
+the others score the section's sentences against the question (rag.chat.selection) and quote the best.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rag.chat.selection import Candidate, Query, score
+from rag.chat.sentences import fold, section, tokens
+from rag.chat.vocabulary import SEASON_OF_MONTH
+
+# A topic's section, by words its heading holds (folded), in order of preference.
+SECTION_WORDS: dict[str, tuple[str, ...]] = {
+    "sights": ("sights", "things to do", "attractions", "what to see"),
+    "daytrips": ("day trips", "excursions", "sights"),
+    "children": ("children", "families", "sights"),
+    "food": ("food", "eating", "drink", "cuisine"),
+    "nightlife": ("nightlife", "neighbourhoods", "neighborhoods"),
+    "transport": ("getting around", "transport", "getting there"),
+    "costs": ("costs", "budget", "prices", "money"),
+    "money": ("money", "costs", "practical tips", "tips"),
+    "when": ("best time", "when to go", "seasons", "climate", "weather"),
+    "weather": ("weather", "climate", "best time", "seasons"),
+    "stay": ("where to stay", "neighbourhoods", "neighborhoods", "areas"),
+    "safety": ("safety", "practical tips", "tips"),
+    "tips": ("practical tips", "tips", "advice"),
+    "duration": ("how long", "itinerary", "overview"),
+}
+# Topics answered by listing the section's items rather than its best sentences.
+LIST_TOPICS = frozenset({"sights", "stay", "tips", "when", "weather"})
+MOST_ITEMS = 10
+MOST_SENTENCES = 4
+KEEP_SHARE = 0.6  # of the best sentence's relevance, to be quoted beside it
+# Words a sentence may not open on when quoted alone: they point back at a subject said before.
+POINTING = frozenset("it its it's they their them this these those he she his her both such there".split())
+_ASKED_COUNT = re.compile(r"\b(?:top|best|main)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:sights|things|places|tips)\b")
+_KIDS = frozenset(
+    "child children kid kids family families playground zoo aquarium oceanarium toddler".split()
+)
+
+
+@dataclass
+class Item:
+    """A list item or a paragraph of a section, its sentences in order."""
+
+    sentences: list[Candidate] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.sentences[0].sentence.label if self.sentences else ""
+
+    @property
+    def bullet(self) -> bool:
+        return bool(self.sentences) and self.sentences[0].sentence.bullet
+
+    @property
+    def passage(self) -> int:
+        return self.sentences[0].passage
+
+
+@dataclass
+class Section:
+    name: str  # "Sights"
+    items: list[Item]
+
+    @property
+    def listing(self) -> bool:
+        """Whether the section is mostly a list (Sights, Neighbourhoods), not prose (Food and drink)."""
+        return sum(i.bullet for i in self.items) >= 3
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [c for i in self.items for c in i.sentences]
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """What to quote: an item's sentences (whole item or chosen ones), in the guide's order."""
+
+    item: Item
+    sentences: tuple[Candidate, ...]
+
+
+def guide_sections(
+    pool: Sequence[Candidate], headings: Sequence[str], chunks: Sequence[int]
+) -> list[Section]:
+    """The sections of one guide from its chunks' candidates. ``headings[i]`` and ``chunks[i]``: passage
+    i's heading path and position in the guide; ``pool``: the candidates of that guide's passages. A
+    sentence repeated by the next chunk's overlap is kept once, and the item it belongs to continues."""
+    by_passage: dict[int, list[Candidate]] = {}
+    for c in pool:
+        by_passage.setdefault(c.passage, []).append(c)
+    sections: dict[str, Section] = {}
+    seen: dict[tuple[str, str], Item] = {}
+    for i in sorted(by_passage, key=lambda i: chunks[i]):
+        name = section(headings[i]) or headings[i]
+        sec = sections.setdefault(name, Section(name, []))
+        local: dict[int, Item] = {}
+        said = [t for (n, t) in seen if n == name]
+        for c in sorted(by_passage[i], key=lambda c: c.sentence.pos):
+            known = seen.get((name, c.sentence.text))
+            if known is None and any(c.sentence.text in t for t in said):
+                known = sec.items[-1]  # a piece of a sentence the overlap repeats
+            if known is not None:
+                local.setdefault(c.sentence.item, known)
+                continue
+            item = local.get(c.sentence.item)
+            if item is None and not local and sec.items and not c.sentence.bullet and c.sentence.pos == 0:
+                item = local[c.sentence.item] = sec.items[-1]  # the chunk opens inside the item before
+            if item is None:
+                item = local[c.sentence.item] = Item()
+                sec.items.append(item)
+            item.sentences.append(c)
+            seen[(name, c.sentence.text)] = item
+    return [s for s in sections.values() if s.items]
+
+
+def find_section(topics: Sequence[str], sections: Sequence[Section]) -> tuple[str, Section] | None:
+    """The first of the question's topics that has a section, and that section."""
+    for topic in topics:
+        for words in SECTION_WORDS.get(topic, ()):
+            for s in sections:
+                if words in fold(s.name):
+                    return topic, s
+    return None
+
+
+def named(sections: Sequence[Section], *words: str) -> Section | None:
+    for w in words:
+        for s in sections:
+            if w in fold(s.name):
+                return s
+    return None
+
+
+def asked_count(question: str) -> int | None:
+    """ "top 3 sights", "5 things to do": how many items the question wants."""
+    m = _ASKED_COUNT.search(fold(question))
+    if not m:
+        return None
+    n = int(m.group(1) or m.group(2))
+    return n if 1 <= n <= MOST_ITEMS else None
+
+
+def quotes_for(query: Query, topic: str, sec: Section, want: int | None = None) -> list[Quote]:
+    """What of ``sec`` answers ``query`` asked about ``topic``: its items for a list topic (those of the
+    months asked when some say so), else its best sentences whole; never empty."""
+    score(query, sec.candidates)
+    if topic in LIST_TOPICS and sec.listing:
+        items = [i for i in sec.items if i.bullet] or sec.items
+        if query.months:
+            items = of_months(items, query.months) or items
+        return [Quote(i, tuple(i.sentences)) for i in items[: want or MOST_ITEMS]]
+    ranked = sorted((c for c in sec.candidates if c.relevance > 0), key=lambda c: -c.relevance)
+    if query.months and any(c.month for c in ranked):
+        ranked = [c for c in ranked if c.month]
+    if ranked:
+        keep = KEEP_SHARE * ranked[0].relevance
+        chosen = [c for c in ranked if c.relevance >= keep][: want or MOST_SENTENCES]
+    else:  # nothing scores: the section's opening is what it says on the topic
+        chosen = sec.candidates[:2]
+    return whole(sec, chosen)
+
+
+def whole(sec: Section, chosen: Sequence[Candidate]) -> list[Quote]:
+    """The chosen sentences as quotes: a list item's whole item; a paragraph's sentence with the one
+    before when it points back; in the guide's order."""
+    ids = {id(c) for c in chosen}
+    out = []
+    for item in sec.items:
+        picked = [c for c in item.sentences if id(c) in ids]
+        if not picked:
+            continue
+        if item.bullet or item.label:
+            out.append(Quote(item, tuple(item.sentences)))
+            continue
+        keep = set()
+        for c in picked:
+            at = item.sentences.index(c)
+            keep.add(at)
+            while at > 0 and _points_back(item.sentences[at].sentence.text):
+                at -= 1
+                keep.add(at)
+        out.append(Quote(item, tuple(item.sentences[k] for k in sorted(keep))))
+    return out
+
+
+def _points_back(text: str) -> bool:
+    first = fold(text.split(" ", 1)[0]).strip(",;:'\"")
+    return first in POINTING
+
+
+def of_months(items: Sequence[Item], asked: frozenset[int]) -> list[Item]:
+    """The items that name one of the months (or a range holding it: "Winter (June–August)"); failing
+    those, the ones naming its northern season."""
+    named = [i for i in items if any(asked & (c.months | c.context_months) for c in i.sentences)]
+    if named:
+        return named
+    seasons = {SEASON_OF_MONTH[m] for m in asked}
+    return [i for i in items if any(seasons & (c.words | c.context) for c in i.sentences)]
+
+
+# --- trip plans ------------------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    **dict.fromkeys("one un une uno una eins ein einen um uma".split(), 1),
+    **dict.fromkeys("two deux dos zwei dois duas due".split(), 2),
+    **dict.fromkeys("three trois tres drei tre".split(), 3),
+    **dict.fromkeys("four quatre cuatro vier quatro quattro".split(), 4),
+    **dict.fromkeys("five cinq cinco funf cinque".split(), 5),
+    **dict.fromkeys("six seis sechs sei".split(), 6),
+    **dict.fromkeys("seven sept siete sieben sete sette".split(), 7),
+}
+_DAYS = r"(?:days?|dias?|jours?|tagen?|tage|giorni|giorno)"
+_N_DAYS = re.compile(rf"\b(\d{{1,2}}|[a-z]+)[ -]{_DAYS}\b")
+_WEEKEND = re.compile(r"\b(?:long )?(?:weekend|week end|fin de semana|wochenende|fim de semana)\b")
+_LONG_WEEKEND = re.compile(r"\blong weekend\b|\bverlangertes wochenende\b|\bponte\b")
+# A question about the length itself ("is a weekend enough?", "how many days?") asks for the overview.
+_ASKS_LENGTH = re.compile(
+    r"\b(?:enough|how many|how long|cuantos|cuantas|basta|bastan|suficiente|suffit|suffisent|combien de|"
+    r"wie viele|wie lange|reicht|reichen|genug|quantos|quantas|bastam|chega|quanti|quante|bastano|"
+    r"sufficient[ei]?)\b"
+)
+MOST_DAYS = 7
+# What a plan request may ask about besides its days ("what should we see with the kids?").
+PLAN_TOPICS = frozenset({"sights", "children", "duration", "tips", "daytrips", "when", "weather"})
+SIGHTS_PER_DAY = 3
+
+
+def trip_days(question: str, topics: Sequence[str] = ()) -> int | None:
+    """The length of a trip the message asks a plan for ("I have 3 days in Kyoto", "a weekend in
+    Prague with kids", "Organise-moi 4 jours à Marrakech"): its days, or None. Questions about the
+    length itself ("is a weekend enough?") are not plan requests, nor those on another topic ("what
+    does a day in New York cost?": ``topics``, rag.chat.selection's reading of the question)."""
+    text = fold(question).replace("-", " ")
+    if _ASKS_LENGTH.search(text) or set(topics) - PLAN_TOPICS:
+        return None
+    for m in _N_DAYS.finditer(text):
+        word = m.group(1)
+        n = int(word) if word.isdigit() else _NUMBER_WORDS.get(word)
+        if n and 1 <= n <= 31:
+            return min(n, MOST_DAYS)
+    if _WEEKEND.search(text):
+        return 3 if _LONG_WEEKEND.search(text) else 2
+    return None
+
+
+_KIDS_ASKED = frozenset(
+    tokens("child children kid kids family baby toddler ninos hijos enfants kinder criancas filhos bambini")
+)
+
+
+def asks_length(question: str) -> bool:
+    """Whether the message asks how long a stay should be ("is a weekend enough for Hong Kong?",
+    "Wie viele Tage braucht man für Singapur?", "Bastano due giorni per Amsterdam?")."""
+    text = fold(question).replace("-", " ")
+    if not _ASKS_LENGTH.search(text):
+        return False
+    return bool(_N_DAYS.search(text) or _WEEKEND.search(text) or re.search(rf"\b{_DAYS}\b", text))
+
+
+def with_children(question: str) -> bool:
+    """Whether the traveller says children come along, in any of the six languages."""
+    return bool(_KIDS_ASKED & set(tokens(question)))
+
+
+@dataclass
+class TripPlan:
+    days: list[list[Quote]]  # the sights of each day, the day trip as the last day's
+    season: list[Quote]  # the season's notes for the months asked
+    tips: list[Quote]
+    food: list[Quote]
+    children: list[Quote]
+    left_out: int  # the guide's sights no day has room for
+
+
+def trip_plan(
+    sections: Sequence[Section], days: int, asked_months: frozenset[int], kids: bool
+) -> TripPlan | None:
+    """A day-by-day plan from the guide: its sights in the guide's order, those in the same
+    neighbourhood on the same day, at most ``SIGHTS_PER_DAY`` a day; a day trip the guide suggests takes
+    a day of its own when there are three or more; the months' season, two practical tips, and what the
+    guide says of children when they come. None when the guide has no sights to plan with."""
+    sights = named(sections, "sights", "things to do")
+    if sights is None:
+        return None
+    listed = [i for i in sights.items if i.bullet]
+    trips = [i for i in sights.items if not i.bullet and "day trip" in fold(i.label)]
+    if not listed:
+        return None
+    hoods = named(sections, "neighbourhoods", "neighborhoods")
+    listed = _grouped(listed, [fold(i.label) for i in hoods.items if i.label] if hoods else [])
+    trip_day = bool(trips) and days >= 3
+    touring = days - trip_day
+    per_day = min(SIGHTS_PER_DAY, -(-len(listed) // touring))
+    plan: list[list[Quote]] = []
+    # A day the sights do not fill goes to a neighbourhood the guide describes (in its order).
+    spare = [i for i in (hoods.items if hoods else []) if i.bullet]
+    for d in range(touring):
+        day = [Quote(i, tuple(i.sentences)) for i in listed[d * per_day : (d + 1) * per_day]]
+        if not day and spare:
+            hood = spare.pop(0)
+            day = [Quote(hood, tuple(hood.sentences))]
+        plan.append(day)
+    if trip_day:
+        plan.append([Quote(trips[0], tuple(trips[0].sentences))])
+    plan = [d for d in plan if d] or plan[:1]
+    shown = min(len(listed), per_day * touring)
+    season: list[Quote] = []
+    when = named(sections, "best time", "when to go", "seasons", "climate")
+    if when is not None and asked_months:
+        season = [Quote(i, tuple(i.sentences)) for i in of_months(when.items, asked_months)][:1]
+    tips_sec = named(sections, "practical tips", "tips")
+    tips = [Quote(i, tuple(i.sentences)) for i in tips_sec.items[:2]] if tips_sec else []
+    food_sec = named(sections, "food")
+    food = whole(food_sec, food_sec.candidates[:1]) if food_sec else []
+    children: list[Quote] = []
+    if kids:
+        found = [c for s in sections for c in s.candidates if _KIDS & set(c.words)]
+        children = [q for s in sections for q in whole(s, [c for c in found if c in s.candidates])][:2]
+    return TripPlan(plan, season, tips, food, children, max(0, len(listed) - shown))
+
+
+def _grouped(items: list[Item], hoods: Sequence[str]) -> list[Item]:
+    """The sights with those of one neighbourhood next to each other, in the order each first appears."""
+
+    def where(item: Item) -> int:
+        text = fold(" ".join(c.sentence.text for c in item.sentences))
+        for n, hood in enumerate(hoods):
+            names = [h.strip() for h in re.split(r"\band\b|,|\(", hood) if len(h.strip()) > 3]
+            if any(re.search(rf"\b{re.escape(h)}\b", text) for h in names):
+                return n
+        return -1 - items.index(item)  # a sight of no known neighbourhood is a group of its own
+
+    groups: dict[int, list[Item]] = {}
+    for item in items:
+        groups.setdefault(where(item), []).append(item)
+    return [i for g in groups.values() for i in g]
