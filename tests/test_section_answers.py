@@ -175,3 +175,12 @@ async def test_the_chat_reads_the_whole_guide(shared_client: TestClient) -> None
     )
     text = (await plan.json())["text"]
     assert all(f"**Day {n}**" in text for n in (1, 2, 3)) and "**Day 4**" not in text, text
+
+
+async def test_a_place_nobody_knows_gets_no_other_city_s_text(shared_client: TestClient) -> None:
+    resp = await shared_client.post(
+        "/v1/chat", json={"user_id": "sections-nowhere", "message": "What to see in Grimsby-on-the-Wold?"}
+    )
+    got = await resp.json()
+    assert resp.status == 200 and "I don't have a guide" in got["text"], got["text"]
+    assert not any(str(s.get("id", "")).startswith("guides/") for s in got["sources"]), got["sources"]

@@ -199,7 +199,7 @@ def compose(
             body.extend(_compare_blocks(lang, query, passages, places, cites))
         else:
             body.extend(_fact_blocks(facts, passages, cites))
-    elif recalled is None and not tools and not clarify:
+    elif recalled is None and not found and not clarify:
         offered = [s.label(lang) for s in declared.values() if s.offered]
         lead = _nothing(lang, passages, pool, places, offered)
     blocks = [lead] if lead else []

@@ -456,9 +456,11 @@ class ChatService:
 
 
 def _place_names(decision: RouteDecision, planned: Plan) -> list[str]:
-    """The places the message asks about, as the guides name them; else the conversation's."""
+    """The places the message asks about, as the guides name them; else the conversation's. A name
+    no catalogue knows ("Grimsby-on-the-Wold") is one: no other city's guide answers for it."""
     names = [p.place.city_name for p in decision.slots.places] if decision.slots is not None else []
-    if not names and not decision.unknown_places and planned.trip.destination_name:
+    names += decision.unknown_places
+    if not names and planned.trip.destination_name:
         names = [planned.trip.destination_name]
     return list(dict.fromkeys(n for n in names if n))
 
