@@ -166,8 +166,6 @@ class LiveSettings(BaseModel):
     freshness: dict[str, int] = Field(default_factory=dict)
     max_text_chars: int = Field(600, ge=50)
     shutdown_grace_seconds: float = Field(5.0, ge=0)
-    # A recall question waits up to this long for the user's own results still being ingested.
-    recall_wait_seconds: float = Field(5.0, ge=0)
 
 
 class RoutingSettings(BaseModel):

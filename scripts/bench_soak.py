@@ -5,7 +5,8 @@
 The service runs in this process on a loopback port with every default setting, the per-user rate limit
 (30 messages a minute) and the client's provider pacing included, seeded with the full seed corpus.
 Each user holds a scripted travel conversation: guide questions, flight and hotel searches, follow-ups
-that lean on the trip state, and recall questions ("what hotels did you find?"). Users send one message
+that lean on the trip state, and recall questions ("what hotels did you find?"); a recall that finds
+nothing after the user's search found results counts as a failure (``recall_miss``). Users send one message
 after the other; all users at once. Reported: messages answered, failures by error code, latency p50 and
 p99, messages per second, each user's stored history checked against what it sent, and the process's
 RSS before and after. A ``rate_limited`` refusal is counted on its own (it is the limit doing its job,
@@ -22,11 +23,13 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp  # noqa: E402
 
+from rag.i18n import message  # noqa: E402
 from rag.retrieval.metrics import percentile  # noqa: E402
 from rag.web import keys  # noqa: E402
 from scripts._common import current_rss_mib, peak_rss_mib, serve_in_process  # noqa: E402
@@ -60,21 +63,43 @@ def conversation(user: int, n: int) -> list[str]:
     return script[:n]
 
 
+# A recall question of the script and the search whose results it asks for.
+RECALLS = {
+    "what hotels did you find?": "hotel_search",
+    "what flights did you find?": "flight_search",
+    "the cheapest flight you showed me": "flight_search",
+}
+NOTHING_RECALLED = message("en", "lead_recalled_none")
+
+
 class Tally:
     def __init__(self) -> None:
         self.latencies: list[float] = []
         self.errors: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
+        self.recalls = 0
 
     def failed(self, code: str, detail: str) -> None:
         self.errors[code] += 1
         self.examples.setdefault(code, detail)
+
+    def answered(self, user: str, text: str, frame: dict[str, Any], found: dict[str, int]) -> None:
+        """Check a complete answer: a recall after a search that found something must recall it."""
+        for call in frame.get("tool_calls") or []:
+            found[call["name"]] = int(call.get("result_count") or 0)
+        tool = RECALLS.get(text)
+        if tool is None or not found.get(tool):
+            return
+        self.recalls += 1
+        if NOTHING_RECALLED in frame.get("text", ""):
+            self.failed("recall_miss", f"{user} {text!r} after {found[tool]} results: {frame.get('text')!r}")
 
 
 async def rest_user(
     session: aiohttp.ClientSession, base: str, user: str, messages: list[str], think: float, tally: Tally
 ) -> list[str]:
     sent = []
+    found: dict[str, int] = {}
     for text in messages:
         start = time.perf_counter()
         try:
@@ -82,6 +107,7 @@ async def rest_user(
                 body = await resp.json()
             if resp.status == 200 and body.get("complete"):
                 tally.latencies.append((time.perf_counter() - start) * 1000)
+                tally.answered(user, text, body, found)
                 sent.append(text)
             else:
                 code = (body.get("error") or {}).get("code", f"http_{resp.status}")
@@ -99,6 +125,7 @@ async def ws_user(
     session: aiohttp.ClientSession, base: str, user: str, messages: list[str], think: float, tally: Tally
 ) -> list[str]:
     sent = []
+    found: dict[str, int] = {}
     try:
         async with session.ws_connect(base.replace("http://", "ws://") + f"/v1/ws?user_id={user}") as ws:
             for text in messages:
@@ -114,6 +141,7 @@ async def ws_user(
                         break
                     if frame.get("complete"):
                         tally.latencies.append((time.perf_counter() - start) * 1000)
+                        tally.answered(user, text, frame, found)
                         sent.append(text)
                         break
                 if think:
@@ -173,7 +201,8 @@ async def main_async(users: int, messages: int, think: float) -> int:
         f"latency p50 {percentile(lat, 0.5):.0f} ms p99 {percentile(lat, 0.99):.0f} ms"
     )
     print(
-        f"failed {failed}{f' {dict(tally.errors)}' if failed else ''}; "
+        f"failed {failed}{f' {dict(tally.errors)}' if failed else ''} "
+        f"(recall questions after a search that found something: {tally.recalls}, a miss is a failure); "
         f"rate_limited (expected refusals) {refused}; "
         f"histories not matching what was sent {bad_histories}"
     )

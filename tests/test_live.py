@@ -95,6 +95,14 @@ async def test_identical_calls_in_flight_share_one_provider_call(live) -> None: 
     assert service.provider_calls == 1  # the one shared hotel call
     ids = [r.identity for r in outcomes[0].call.results]
     assert ids and all([r.identity for r in o.call.results] == ids for o in outcomes)
+    # The metrics count the provider call once; the 49 callers who joined it are "shared".
+    counted = {
+        sample.labels["outcome"]: sample.value
+        for metric in service.metrics.tool_calls.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total") and sample.labels["tool"] == "hotel_search"
+    }
+    assert counted == {"provider": 1, "shared": 49}, counted
     await service.tasks.drain()
     for user in set(users):  # one call, stored for each caller's own scope
         assert await store.count(live_filter(user)) == 5
@@ -338,6 +346,23 @@ async def test_recall_right_after_a_search_sees_it_while_others_are_still_queued
     hits = await service.recall("what hotels did you find?", "me")
     assert hits and all(h.payload["kind"] == "hotel_offer" and h.payload["user_scope"] == "me" for h in hits)
     await service.tasks.drain()
+
+
+async def test_recall_reads_results_the_queue_has_not_written_yet(live) -> None:  # type: ignore[no-untyped-def]
+    """However long the ingestion queue, a recall right after a search sees what it found: results still
+    queued are read as they are, and once written the same points come back from the index."""
+    service, store, _ = live
+    outcome = await service.call("hotel_search", HOTEL, "quick")
+    # Nothing has awaited since the call was queued: the worker has not written a thing yet.
+    assert [c.tool for c in service.queue.unwritten("quick")] == ["hotel_search"]
+    early = await service.recall("what hotels did you find?", "quick")
+    assert early and all(h.payload["user_scope"] == "quick" for h in early), early
+    assert {h.payload["identity"] for h in early} <= {r.identity for r in outcome.call.results}
+    await service.tasks.drain()
+    assert service.queue.unwritten("quick") == []
+    late = await service.recall("what hotels did you find?", "quick")
+    assert sorted(h.id for h in late) == sorted(h.id for h in early)
+    assert await store.count(live_filter("quick")) == len(late)
 
 
 async def test_results_outside_the_destination_cities_still_carry_their_place(live) -> None:  # type: ignore[no-untyped-def]

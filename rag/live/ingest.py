@@ -321,13 +321,23 @@ class LiveIngestor:
         limit: int = 5,
         cheapest: bool = False,
         about: RecallFocus | None = None,
+        *,
+        unwritten: Sequence[ToolCall] = (),
     ) -> list[Hit]:
         """This user's fresh ingested results, newest first (or cheapest first); with ``about``, only
-        those whose own places and days are the ones asked about."""
+        those whose own places and days are the ones asked about. ``unwritten``: this user's calls still
+        waiting to be ingested, whose results count as if stored (and replace a stored older version)."""
         equals: dict[str, Any] = {"source": "live", "user_scope": scope}
         if kinds:
             equals["kind"] = list(kinds)
-        hits, _ = await self._store.scroll(Filter(equals=equals, fresh_at=time.time()), 500)
+        now = time.time()
+        stored, _ = await self._store.scroll(Filter(equals=equals, fresh_at=now), 500)
+        waiting = {
+            h.id: h
+            for h in self.unwritten_hits(unwritten, scope, now)
+            if not kinds or h.payload["kind"] in kinds
+        }
+        hits = [*waiting.values(), *(h for h in stored if h.id not in waiting)]
         if about is not None and not about.empty:
             hits = [h for h in hits if self._is_about(h, about)]
         if cheapest:
@@ -335,6 +345,18 @@ class LiveIngestor:
         else:
             hits.sort(key=lambda h: -float(h.payload.get("fetched_at", 0)))
         return hits[:limit]
+
+    def unwritten_hits(self, calls: Sequence[ToolCall], scope: str, now: float) -> list[Hit]:
+        """The points ``calls`` will write for ``scope``, as a recall reads them (no vectors)."""
+        out = []
+        for call in calls:
+            if not call.terms.store:
+                continue
+            for r in call.results[: self._settings.top_n]:
+                payload = self._payload(r, call, scope, self._text(r))
+                if payload["valid_until"] > now:
+                    out.append(Hit(live_point_id(scope, r.identity), 0.0, payload))
+        return out
 
     def _is_about(self, hit: Hit, focus: RecallFocus) -> bool:
         """Whether a stored result is about what ``focus`` asks, read from the result itself; one that no

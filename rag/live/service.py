@@ -46,6 +46,7 @@ class ToolOutcome:
     call: ToolCall
     from_index: bool
     ingesting: int  # results handed to background ingestion
+    shared: bool = False  # joined an identical provider call another caller had made
 
     def to_json(self) -> dict[str, Any]:
         out = self.call.to_json()
@@ -70,13 +71,11 @@ class IngestQueue:
         self._tasks = tasks
         self._max_calls = max_calls
         self._pending: list[tuple[ToolCall, str, str]] = []
+        self._writing: list[tuple[ToolCall, str, str]] = []  # the batch being written now
         self._running = False
-        self._unsettled: dict[str, int] = {}  # scope -> calls queued or being written
-        self._settled = asyncio.Condition()
 
     def submit(self, call: ToolCall, scope: str, key: str) -> None:
         self._pending.append((call, scope, key))
-        self._unsettled[scope] = self._unsettled.get(scope, 0) + 1
         if not self._running:
             self._running = True
             self._tasks.spawn(self._run(), name="live-ingest")
@@ -87,6 +86,7 @@ class IngestQueue:
             while self._pending:
                 batch = self._pending[: self._max_calls]
                 del self._pending[: self._max_calls]
+                self._writing = batch
                 try:
                     counts = await self._ingestor.ingest_many(batch)
                     for how in ("added", "updated", "skipped"):
@@ -94,35 +94,14 @@ class IngestQueue:
                 except Exception as exc:
                     self._tasks.record_failure(f"ingesting {len(batch)} tool calls", exc)
                 finally:
-                    await self._done(batch)
+                    self._writing = []
         finally:
             self._running = False
 
-    async def _done(self, batch: list[tuple[ToolCall, str, str]]) -> None:
-        for _, scope, _ in batch:
-            left = self._unsettled.get(scope, 1) - 1
-            if left > 0:
-                self._unsettled[scope] = left
-            else:
-                self._unsettled.pop(scope, None)
-        async with self._settled:
-            self._settled.notify_all()
-
-    async def settle(self, scope: str, wait: float) -> bool:
-        """Wait (up to ``wait`` seconds) until ``scope``'s queued results are written, moving them to the front.
-
-        A "what did you find?" right after a search then sees what that search found, even under load.
-        """
-        if scope not in self._unsettled:
-            return True
-        mine = [item for item in self._pending if item[1] == scope]
-        self._pending[:] = mine + [item for item in self._pending if item[1] != scope]
-        try:
-            async with asyncio.timeout(wait), self._settled:
-                await self._settled.wait_for(lambda: scope not in self._unsettled)
-        except TimeoutError:
-            return False
-        return True
+    def unwritten(self, scope: str) -> list[ToolCall]:
+        """``scope``'s calls queued or being written now, oldest first: what a recall reads besides the
+        index, so that it never says nothing was found while the queue lags behind."""
+        return [call for call, s, _ in (*self._writing, *self._pending) if s == scope]
 
 
 class ToolService:
@@ -174,13 +153,15 @@ class ToolService:
         except WayfarerError as exc:
             self.metrics.tool_calls.labels(name if name in self.ingestor.tools else "unknown", exc.code).inc()
             raise
-        self.metrics.tool_calls.labels(name, "index" if outcome.from_index else "provider").inc()
+        # A provider call shared by several callers counts once as "provider", then "shared" for the others.
+        source = "index" if outcome.from_index else "shared" if outcome.shared else "provider"
+        self.metrics.tool_calls.labels(name, source).inc()
         if self.popular is not None:
             params = outcome.call.params.model_dump(mode="json", exclude_none=True)
             await self.popular.record(name, params, user_id or ANONYMOUS_SCOPE)
         if outcome.from_index:
             self.metrics.cache_hits.labels(name).inc()
-        else:
+        elif not outcome.shared:
             self.metrics.tool_seconds.labels(name).observe(outcome.call.elapsed_ms / 1000)
         return outcome
 
@@ -198,12 +179,13 @@ class ToolService:
                 return ToolOutcome(
                     ToolCall(name, provider.name, provider.sandbox, params, cached, 0.0), True, 0
                 )
+        shared = request_key("*", name, params) in self._in_flight
         call = await self._provider_call(name, params)
         ingesting = 0
         if self._settings.ingest and call.results:
             ingesting = min(self._settings.top_n, len(call.results))
             self.queue.submit(call, scope, key)
-        return ToolOutcome(call, False, ingesting)
+        return ToolOutcome(call, False, ingesting, shared)
 
     async def _provider_call(self, name: str, params: ToolParams) -> ToolCall:
         """The provider's answer, with its third-party text sanitized; shared by identical calls in flight."""
@@ -252,6 +234,7 @@ class ToolService:
         if user_id is None:
             return []
         kinds, cheapest = request
-        if not await self.queue.settle(user_id, self._settings.recall_wait_seconds):
-            logger.warning("recall answered before this user's latest results were ingested")
-        return await self.ingestor.recall(user_id, kinds or None, limit, cheapest, about)
+        # Results still in the ingestion queue are read as they are, however long the queue: a recall
+        # right after a search sees what it found under any load.
+        unwritten = self.queue.unwritten(user_id)
+        return await self.ingestor.recall(user_id, kinds or None, limit, cheapest, about, unwritten=unwritten)
