@@ -111,7 +111,7 @@ class DuffelConnector:
         try:
             return list(await self._flights(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"Duffel sent a response we cannot read: {exc!r}"[:500]) from exc
+            raise ProviderResponseError(f"Duffel sent a response we cannot read: {exc!r}") from exc
 
     async def _flights(self, p: FlightSearchParams, limit: int) -> list[FlightOffer]:
         answer = await self._http.request(

@@ -6,6 +6,10 @@ reset), that wait instead, up to the policy's ``max_backoff``. Not retried: 429 
 other 4xx (retrying cannot help), a body larger than ``max_bytes`` and well-formed JSON that is not an
 object (the provider would answer the same again). Whatever a provider sends, the caller gets a JSON
 object or a ProviderError.
+
+A provider's error body is third-party text: its detail and code are cleaned and capped here
+(connectors/text.py), where the error is built, before they reach a tool's error, a chat answer, the
+stored history or a log line.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 import aiohttp
 
+from connectors.text import CODE_CHARS, DETAIL_CHARS, clean_text
 from rag.errors import (
     ProviderAuthError,
     ProviderError,
@@ -69,7 +74,8 @@ class RetryPolicy:
 
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
-    """What a provider's error body says: a code, a message, whether it is a quota refusal."""
+    """What a provider's error body says, as it says it (JsonHttp cleans it): a code, a message, whether
+    it is a quota refusal."""
 
     code: str
     message: str
@@ -172,7 +178,8 @@ class JsonHttp:
                 )
             return body
         info = self._describe(status, body)
-        message = f"{self._provider}: {info.message}" + (f" ({info.code})" if info.code else "")
+        detail, code = clean_text(info.message, DETAIL_CHARS), clean_text(info.code, CODE_CHARS)
+        message = f"{self._provider}: {detail or f'HTTP {status}'}" + (f" ({code})" if code else "")
         if status == 429:
             if info.quota:
                 raise ProviderRateLimitedError(message)

@@ -46,9 +46,9 @@ def describe_error(status: int, body: Any) -> ErrorInfo:
             message = str(error.get("message") or "")
             description = str(error.get("description") or "")
             text = "; ".join(x for x in dict.fromkeys((message, description)) if x) or f"HTTP {status}"
-            return ErrorInfo(str(error.get("code") or ""), text[:500], "quota" in text.lower())
+            return ErrorInfo(str(error.get("code") or ""), text, "quota" in text.lower())
         if isinstance(body.get("message"), str):  # a gateway's {"message": "..."}
-            return ErrorInfo("", body["message"][:500])
+            return ErrorInfo("", body["message"])
     return ErrorInfo("", f"HTTP {status}")
 
 
@@ -122,7 +122,7 @@ class LiteApiConnector:
         try:
             return list(await self._hotels(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"LiteAPI sent a response we cannot read: {exc!r}"[:500]) from exc
+            raise ProviderResponseError(f"LiteAPI sent a response we cannot read: {exc!r}") from exc
 
     async def _hotel_list(self, p: HotelSearchParams) -> list[dict[str, Any]]:
         """The city's hotels by name and country; by coordinates when the name finds none."""

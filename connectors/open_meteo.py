@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
 import aiohttp
@@ -65,7 +66,7 @@ class OpenMeteoConnector:
             place = await self._geocode(params.city)
             return list(await self._daily(place, params))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}"[:500]) from exc
+            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}") from exc
 
     async def _geocode(self, text: str) -> dict[str, Any]:
         # The geocoder takes a bare name; "Lisbon, Portugal" narrows by country afterwards.
@@ -76,6 +77,10 @@ class OpenMeteoConnector:
             params={"name": name, "count": "10", "language": "en", "format": "json"},
         )
         results = [r for r in items(body.get("results") or [], "Open-Meteo", "places") if isinstance(r, dict)]
+        located = [r for r in results if _located(r)]
+        if results and not located:  # NaN, infinite or out-of-range coordinates: never sent on
+            raise ProviderResponseError("Open-Meteo sent a response we cannot read: places without valid coordinates")
+        results = located
         if qualifier:
             q = fold(qualifier)
             results = [
@@ -160,3 +165,12 @@ PROVIDER = ProviderSpec(
     signup="https://open-meteo.com (no key for non-commercial use)",
     about="daily forecasts up to 16 days ahead",
 )
+
+
+def _located(place: dict[str, Any]) -> bool:
+    """Whether a geocoder result has finite coordinates on the globe."""
+    try:
+        lat, lon = float(place["latitude"]), float(place["longitude"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180

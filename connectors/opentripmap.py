@@ -56,7 +56,7 @@ ATTRIBUTION = "Places © OpenTripMap, data © OpenStreetMap contributors (ODbL) 
 def describe_error(status: int, body: Any) -> ErrorInfo:
     """OpenTripMap errors: {"error": "message"}. A spent daily allowance is a quota refusal."""
     if isinstance(body, dict) and isinstance(body.get("error"), str | dict):
-        message = str(body["error"])[:300]
+        message = str(body["error"])
         return ErrorInfo("", message, quota="limit" in message.lower() and status in (403, 429))
     return ErrorInfo("", f"HTTP {status}")
 
@@ -99,7 +99,7 @@ class OpenTripMapConnector:
         try:
             return list(await self._places(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"OpenTripMap sent a response we cannot read: {exc!r}"[:500]) from exc
+            raise ProviderResponseError(f"OpenTripMap sent a response we cannot read: {exc!r}") from exc
 
     async def _places(self, p: ActivitySearchParams, limit: int) -> list[Activity]:
         assert p.latitude is not None and p.longitude is not None

@@ -48,7 +48,7 @@ def describe_error(status: int, body: Any) -> ErrorInfo:
     if isinstance(body, dict):
         text = body.get("error") or body.get("message")
         if isinstance(text, str) and text.strip():
-            return ErrorInfo("", text.strip()[:300])
+            return ErrorInfo("", text.strip())
     return ErrorInfo("", f"HTTP {status}")
 
 

@@ -29,6 +29,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   ├── KVUnavailableError         503 kv_unavailable
     │   └── EmbeddingError             503 embedding_unavailable
     ├── IngestError                    422 ingest_failed
+    │   └── ReservedDocumentIdError    422 reserved_document_id (an id of the service's seed corpus)
     └── ToolError                      502 tool_error
         ├── ToolNotFoundError          404 unknown_tool
         ├── ToolValidationError        422 invalid_tool_params
@@ -45,6 +46,8 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
 from __future__ import annotations
 
 from typing import ClassVar
+
+from connectors.text import ERROR_CHARS, clean_text
 
 
 class WayfarerError(Exception):
@@ -168,6 +171,10 @@ class IngestError(WayfarerError):
     code = "ingest_failed"
 
 
+class ReservedDocumentIdError(IngestError):
+    code = "reserved_document_id"
+
+
 class ToolError(WayfarerError):
     status = 502
     code = "tool_error"
@@ -188,7 +195,14 @@ class UnknownLocationError(ToolValidationError):
 
 
 class ProviderError(ToolError):
+    """A provider failed. The message may quote the provider's own words, which reach the tool's error,
+    the chat answer and the stored history: it is cleaned and capped however it was raised (a connector
+    declared outside the package included), with the one sanitiser for provider text."""
+
     code = "provider_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(clean_text(message, ERROR_CHARS))
 
 
 class ProviderUnavailableError(ProviderError):

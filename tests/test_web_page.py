@@ -3,7 +3,8 @@
 One browser and one app serve the whole module (the app's set-up is most of its time); each test has its
 own user and asks for its own routes and dates, so no answer comes from another test's ingested results.
 Slow answers come from the sandbox's latency fault, hostile provider text from its rewrite fault; each
-test's faults are cleared after it.
+test's faults are cleared after it. A provider's hostile error comes from a tiny provider on loopback,
+behind an app of its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -366,6 +368,77 @@ async def test_markup_in_a_providers_hotel_name_stays_inert_text(page_app, drive
     assert "<img" not in direct["html"] and "javascript:" not in " ".join(direct["links"])
     assert "<img" in direct["text"]  # shown as the text it is
     assert direct["links"] == [url + "#src-probe-1"]  # only the citation is a link
+
+
+EVIL_LINK = "[click here](http://evil.example/phish)"
+EVIL_IMAGE = "![pixel](http://evil.example/p.png)"
+# What the provider says, and the raw answer line as it would read had nothing escaped it.
+REFUSAL = f"Invalid field: {EVIL_LINK} {EVIL_IMAGE} <http://evil.example/auto> please retry"
+RAW_FAILURE = (
+    f"I couldn't get flights: Duffel: {REFUSAL} [ref] www.evil.example\n\n[ref]: http://evil.example/ref"
+)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def refusing_app(tmp_path: Any) -> AsyncIterator[TestClient]:
+    """An app whose flights come from a Duffel look-alike on loopback that refuses every search with a
+    hostile detail (a Markdown link and image); no guides, since the answer is the refusal."""
+
+    async def refuse(request: web.Request) -> web.Response:
+        error = {"type": "validation_error", "code": "invalid_field", "title": "Invalid", "message": REFUSAL}
+        return web.json_response({"errors": [error], "meta": {"status": 422}}, status=422)
+
+    provider = web.Application()
+    provider.router.add_route("*", "/{tail:.*}", refuse)
+    async with TestServer(provider) as server:
+        settings = Settings(
+            _env_file=None,
+            server={"data_dir": tmp_path / "data"},
+            index={"seed_on_start": False},
+            scheduler={"enabled": False},
+            connectors={
+                "min_interval_ms": 0,
+                "duffel_token": "test-token",
+                "duffel_base_url": str(server.make_url("")),
+                "providers": {"flight_search": "duffel"},
+            },
+        )
+        async with TestClient(TestServer(create_app(settings))) as client:
+            yield client
+
+
+def drive_refusal(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
+    turn = ask(driver, question, 1)
+    return {
+        "text": turn.find_element(By.CSS_SELECTOR, ".answer").text,
+        "calls": [li.text for li in turn.find_elements(By.CSS_SELECTOR, ".tool-calls li")],
+        "images": len(driver.find_elements(By.CSS_SELECTOR, "#messages img")),
+        "hrefs": [
+            a.get_attribute("href") or "" for a in driver.find_elements(By.CSS_SELECTOR, "#messages a")
+        ],
+        # The page's renderer given the refusal unescaped: it makes no link of it either.
+        "direct": driver.execute_script(RENDER_HOSTILE, RAW_FAILURE),
+    }
+
+
+async def test_a_link_or_image_in_a_providers_error_is_shown_as_text_never_followed(
+    refusing_app, driver
+) -> None:  # type: ignore[no-untyped-def]
+    question = f"flights from London to Paris on {ahead(34)}"
+    url = str(refusing_app.make_url("/"))
+    seen = await asyncio.to_thread(visit, driver, url, "page-refused", drive_refusal, question)
+    assert seen["calls"] and "failed: provider_rejected" in seen["calls"][0]
+    assert "couldn't get flights" in seen["text"]
+    assert EVIL_LINK in seen["text"] and EVIL_IMAGE in seen["text"]  # shown as the text it is
+    assert seen["images"] == 0 and not [h for h in seen["hrefs"] if "evil" in h], seen["hrefs"]
+    direct = seen["direct"]
+    assert "<img" not in direct["html"] and direct["links"] == [url + "#src-probe-1"]
+    for written in (EVIL_LINK, EVIL_IMAGE, "<http://evil.example/auto>", "[ref]: http://evil.example/ref"):
+        assert written in direct["text"], written
+    turns = await settled_history(refusing_app, "page-refused", 2)
+    assert (
+        EVIL_LINK not in turns[1]["text"] and r"\[click here\](http://evil.example/phish)" in turns[1]["text"]
+    )
 
 
 SCROLL_TO_TOP = """

@@ -521,10 +521,13 @@ def _only(values: set[str]) -> str:
 
 
 def _error(lang: str, t: ToolAnswer) -> str:
-    """The tool's own message in English; elsewhere the catalogue's phrase for its code, if it has one."""
+    """The tool's own message in English; elsewhere the catalogue's phrase for its code, if it has one.
+
+    The message may quote a provider's words (cleaned and capped where the error was built): escaped like
+    a result, so a link or an image in it is shown as the text it is."""
     if lang != "en" and t.code and f"error.{t.code}" in catalogue().get(lang, {}):
         return message(lang, f"error.{t.code}")
-    return t.error or ""
+    return escape_markdown(t.error or "")
 
 
 def _capital(text: str) -> str:

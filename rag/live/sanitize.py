@@ -4,32 +4,23 @@ Every string a provider sent is cleaned, at every depth of a result (a carrier n
 itinerary as much as an activity's description), so no field is left out by forgetting to list it.
 Codes and links are checked for their format by the result models themselves (connectors/models.py);
 a plain http(s) link is kept as it is (unescaping entities would change its query string).
+
+``clean_text`` is connectors/text.py's, the one sanitiser for provider text: the connectors clean the
+errors they build with it, this module the results.
 """
 
 from __future__ import annotations
 
-import html
-import re
-import unicodedata
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from connectors.models import is_safe_link
+from connectors.text import clean_text
 
-_TAG = re.compile(r"<[^>]{0,500}>")
-_SPACE = re.compile(r"\s+")
+__all__ = ["clean_result", "clean_text"]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def clean_text(text: str, max_chars: int = 600) -> str:
-    """Plain, single-spaced text: no tags, no control or format characters, at most ``max_chars``."""
-    text = html.unescape(_TAG.sub(" ", text))
-    text = _TAG.sub(" ", text)  # markup that was escaped once
-    text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text)
-    text = _SPACE.sub(" ", text).strip()
-    return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
 
 
 def clean_result(result: M, max_chars: int = 600) -> M:

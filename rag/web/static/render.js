@@ -1,32 +1,25 @@
 /* Wayfarer chat page, part 1: answer text to safe HTML, citations to links, the sources and tool-call lists.
  *
  * Answers are Markdown written by the service, but they quote documents and provider data, so nothing in
- * them is trusted: markdown-it runs with raw HTML off and images off, only http(s) links survive, and
- * DOMPurify cleans the result against a short allow-list before it reaches the page. Everything else
- * (titles, excerpts, tool calls) is set with textContent, never parsed.
+ * them is trusted. The service writes no link in an answer's Markdown (its guides' links are reduced to
+ * their text, results and errors are escaped), so a link there was written by someone else: markdown-it
+ * runs with raw HTML, links, images, autolinks, link references and linkify all off, and DOMPurify
+ * cleans the result against a short allow-list without <a> or <img> before it reaches the page. The only
+ * links in an answer are the ones this file makes: its [n] citations, to the sources listed under it.
+ * Everything else (titles, excerpts, tool calls) is set with textContent, never parsed.
  */
 "use strict";
 (function () {
-  const HTTP = /^https?:\/\//i;
   const md = window.markdownit({ html: false, linkify: false, typographer: false, breaks: false });
-  md.disable(["image"]);
-  md.validateLink = (url) => HTTP.test(url.trim());
+  md.disable(["link", "image", "autolink", "reference", "linkify"]);
+  md.validateLink = () => false;
 
   const purify = window.DOMPurify;
-  purify.addHook("afterSanitizeAttributes", (node) => {
-    if (node.tagName !== "A") return;
-    if (!HTTP.test(node.getAttribute("href") || "")) node.removeAttribute("href");
-    else {
-      node.setAttribute("rel", "noopener noreferrer");
-      node.setAttribute("target", "_blank");
-    }
-  });
   const CLEAN = {
     RETURN_DOM_FRAGMENT: true,
     ALLOWED_TAGS: ["p", "br", "strong", "em", "s", "del", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
-      "a", "code", "pre", "blockquote", "hr", "table", "thead", "tbody", "tr", "th", "td"],
-    ALLOWED_ATTR: ["href", "title", "start"],
-    ALLOWED_URI_REGEXP: HTTP,
+      "code", "pre", "blockquote", "hr", "table", "thead", "tbody", "tr", "th", "td"],
+    ALLOWED_ATTR: ["title", "start"],
   };
   const CITATION = /\[(\d{1,3})\]/g;
   // The answer's last line, "Sources: [1] ...; [2] ...", in each language the service answers in
