@@ -28,6 +28,7 @@ class Run:
         self.frames: list[dict[str, Any]] = []
         self.finished = False
         self._cancel_requested = False
+        self._begun = False
         self._changed = asyncio.Event()
         self.task = asyncio.create_task(self._drive(events), name=f"chat-answer-{answer_id}")
 
@@ -41,7 +42,8 @@ class Run:
             return False
         if not self._cancel_requested:
             self._cancel_requested = True
-            self.task.cancel()
+            if self._begun:  # else _drive stops it as soon as it has begun
+                self.task.cancel()
         return True
 
     async def follow(self, replay: bool = False) -> AsyncIterator[dict[str, Any]]:
@@ -70,6 +72,13 @@ class Run:
         changed.set()
 
     async def _drive(self, events: AsyncIterator[dict[str, Any]]) -> None:
+        self._begun = True
+        if self._cancel_requested:
+            # Stopped before it began (a cancel right behind its message). A task cancelled before its
+            # first step never runs at all: the answer would neither save the turn nor say "cancelled",
+            # and its followers would wait for ever. Cancelled from inside, it stops at its first wait,
+            # where the answer saves the turn as stopped.
+            self.task.cancel()
         try:
             async for event in events:
                 self._push(event)
@@ -125,7 +134,7 @@ class AnswerBook:
         self._runs.clear()
 
 
-async def finish(save: Awaitable[None], *, complete: bool = False) -> None:
+async def finish(save: Awaitable[object], *, complete: bool = False) -> None:
     """Run ``save`` to its end even if the answer is cancelled meanwhile (a cancel racing the last
     piece, or many cancels): a history is never half-saved. A ``complete`` answer being saved is
     past cancelling: it is delivered as saved. Otherwise the cancel still ends the answer."""

@@ -86,7 +86,8 @@ class ChatService:
 
         ``answer_id`` names the answer in the history (for resume); ``timezone`` is the traveller's IANA
         zone, what "today" and "this weekend" mean. Logs one structured line per message with its
-        timings, and counts it in the metrics. Cancelled, it saves what was said as a stopped turn.
+        timings, and counts it in the metrics. Cancelled, even before its question is saved, it saves
+        the question and what was said as a stopped turn.
         """
         start = time.perf_counter()
         log: dict[str, Any] = {
@@ -143,11 +144,14 @@ class ChatService:
             last = now
 
         text = self._checked(text)
-        await self._check_rate(user_id)
-        today = self.today(timezone)
-        await self.sessions.append(user_id, "user", text, **_with_id(answer_id))
         sent: list[str] = []
-        try:
+        asked: asyncio.Future[int] | None = None  # the question being saved; then its answer's place
+        try:  # from the first wait on, so a cancel however early still saves the turn
+            await self._check_rate(user_id)
+            today = self.today(timezone)
+            asked = asyncio.ensure_future(self.sessions.ask(user_id, text, **_with_id(answer_id)))
+            await finish(asked)
+            place = asked.result()
             trip = await self.sessions.trip(user_id)
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             mark("embed")
@@ -232,15 +236,12 @@ class ChatService:
             full = "".join(sent)
             mark("answer")
         except asyncio.CancelledError:
-            await finish(
-                self.sessions.append(
-                    user_id, "assistant", "".join(sent), cancelled=True, **_with_id(answer_id)
-                )
-            )
+            await finish(_save_stopped(self.sessions, user_id, text, answer_id, asked, "".join(sent)))
             raise
         turn = {"sources": sources, "tool_calls": done.tool_calls, **_with_id(answer_id)}
         # Saved whole even if a cancel arrives now: the answer is complete, and the history says so.
-        await finish(self.sessions.append(user_id, "assistant", full, **turn), complete=True)
+        # At the place its question kept: after it, whatever this user's other messages stored since.
+        await finish(self.sessions.answer(user_id, place, full, **turn), complete=True)
         yield {"type": "response", "text": full, "complete": True, **turn}
 
     async def preview(self, user_id: str, text: str, timezone: str | None = None) -> dict[str, Any]:
@@ -467,6 +468,19 @@ def _place_names(decision: RouteDecision, planned: Plan) -> list[str]:
 
 def _with_id(answer_id: str | None) -> dict[str, str]:
     return {"id": answer_id} if answer_id else {}
+
+
+async def _save_stopped(
+    sessions: SessionStore,
+    user_id: str,
+    text: str,
+    answer_id: str | None,
+    asked: asyncio.Future[int] | None,
+    said: str,
+) -> None:
+    """A stopped turn: the question (unless ``asked`` saved it already) and what was said of the answer."""
+    place = asked.result() if asked is not None else await sessions.ask(user_id, text, **_with_id(answer_id))
+    await sessions.answer(user_id, place, said, cancelled=True, **_with_id(answer_id))
 
 
 async def _pieces(pieces: Iterable[str]) -> AsyncIterator[str]:

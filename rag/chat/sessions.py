@@ -4,6 +4,10 @@ Each stored turn carries ``seq``, its place in the conversation (0, 1, 2, ...): 
 client pages backwards with it (``page``), however many turns are added or trimmed meanwhile. An answer
 and its question share an ``id``, so ``id`` cannot be the cursor. Histories stored before ``seq``
 existed are numbered by position when read, and that numbering is stored with their next turn.
+
+A question (``ask``) keeps the number after its own for its answer (``answer``), so one user's messages
+at once (two tabs, two replicas, several POSTs) read as each question followed by its own answer, however
+their answers finish; until then the history skips that number.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ HISTORY_LIMIT = 50
 LOCK_TTL = 10.0
 LOCK_WAIT = 15.0
 PAGE_TURNS = 20  # what GET /v1/sessions/{user_id} shows when it is not asked for more or fewer
+# In a stored question: the seq its answer is to take (SessionStore.ask); never shown.
+_KEPT = "answer_seq"
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,10 @@ def page(turns: Sequence[dict[str, Any]], before: int | None = None, limit: int 
     return Page(kept, more, kept[0]["seq"] if more else None)
 
 
+def _turn(role: str, text: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra}
+
+
 class SessionStore:
     def __init__(self, kv: KVStore, ttl: float | None = 30 * 86400) -> None:
         self._kv = kv
@@ -71,6 +81,10 @@ class SessionStore:
 
     async def history(self, user_id: str) -> list[dict[str, Any]]:
         """Every kept turn, oldest first, each with its ``seq``."""
+        return [{k: v for k, v in t.items() if k != _KEPT} for t in await self._stored(user_id)]
+
+    async def _stored(self, user_id: str) -> list[dict[str, Any]]:
+        """The turns as stored: with the places questions keep for their answers."""
         raw = await self._kv.get(f"session:{user_id}:history")
         return numbered(json.loads(raw)) if raw else []
 
@@ -78,17 +92,42 @@ class SessionStore:
         """A page of ``user_id``'s history: see ``page``."""
         return page(await self.history(user_id), before, limit)
 
-    async def append(self, user_id: str, role: str, text: str, **extra: Any) -> None:
-        """Add a turn; two messages of one user at once (two tabs, two replicas) both keep theirs."""
+    async def append(self, user_id: str, role: str, text: str, **extra: Any) -> int:
+        """Add a turn after every other; returns its ``seq``. Two messages of one user at once (two tabs,
+        two replicas) both keep theirs."""
+        return await self._add(user_id, _turn(role, text, extra))
+
+    async def ask(self, user_id: str, text: str, **extra: Any) -> int:
+        """Add a question and keep the place after it for its answer, whatever is added meanwhile;
+        returns that place, for ``answer``."""
+        return await self._add(user_id, _turn("user", text, extra), keep=True) + 1
+
+    async def answer(self, user_id: str, seq: int, text: str, **extra: Any) -> None:
+        """Add an answer at the place its question kept (``seq``, from ``ask``), right after it."""
+        await self._add(user_id, _turn("assistant", text, extra), seq=seq)
+
+    async def _add(
+        self, user_id: str, turn: dict[str, Any], *, keep: bool = False, seq: int | None = None
+    ) -> int:
+        """Store ``turn`` at ``seq`` if a question kept it, else after every turn and kept place."""
         async with self._writer(user_id):
-            turns = await self.history(user_id)
-            seq = turns[-1]["seq"] + 1 if turns else 0
-            at = dt.datetime.now(dt.UTC).isoformat()
-            turns.append({"role": role, "text": text, "at": at, **extra, "seq": seq})
+            turns = await self._stored(user_id)
+            kept = {t[_KEPT] for t in turns if isinstance(t.get(_KEPT), int)}
+            if seq is None or seq not in kept:
+                seq = max([-1, *(t["seq"] for t in turns), *kept]) + 1
+            for t in turns:
+                if t.get(_KEPT) == seq:
+                    del t[_KEPT]  # the place is taken now
+            turn = {**turn, "seq": seq}
+            if keep:
+                turn[_KEPT] = seq + 1
+            place = next((i for i, t in enumerate(turns) if t["seq"] > seq), len(turns))
+            turns.insert(place, turn)
             # Keep the first turn (it usually sets the trip up) and the latest ones.
             if len(turns) > HISTORY_LIMIT:
                 turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
             await self._kv.set(f"session:{user_id}:history", json.dumps(turns), self._ttl)
+            return seq
 
     @asynccontextmanager
     async def _writer(self, user_id: str) -> AsyncIterator[None]:

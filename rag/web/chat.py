@@ -130,7 +130,7 @@ class _Connection:
         if isinstance(frame, MessageFrame):
             self._start(frame)
         elif isinstance(frame, CancelFrame):
-            self._cancel(frame.id)
+            await self._cancel(frame.id)
         else:
             await self._resume(frame.id)
 
@@ -149,10 +149,29 @@ class _Connection:
         )
         self._follow(book.start(self._user, answer_id, events), replay=False)
 
-    def _cancel(self, answer_id: str | None) -> None:
+    async def _cancel(self, answer_id: str | None) -> None:
+        """Stop an answer: the one this connection receives, or by its id another of this user's (another
+        tab's: then this connection follows it too, to its ``cancelled`` frame). A cancel of an answer
+        that has finished is answered ``nothing_to_cancel`` (its last frame said how it ended), of one
+        never asked ``unknown_answer``; the answer itself gets no second end."""
         run = self._run
-        if run is None or (answer_id is not None and answer_id != run.id) or not run.cancel():
-            raise NothingToCancelError("no answer is being written on this connection")
+        if answer_id is None or (run is not None and run.id == answer_id):
+            if run is None or not run.cancel():
+                raise NothingToCancelError(
+                    f"answer {answer_id!r} has already finished"
+                    if answer_id
+                    else "no answer is being written on this connection"
+                )
+            return
+        other = self._app[keys.ANSWERS].get(self._user, answer_id)
+        if other is None or other.finished:
+            if other is None and await self._saved(answer_id) is None:
+                raise UnknownAnswerError(f"no answer {answer_id!r} in this conversation; reload its history")
+            raise NothingToCancelError(f"answer {answer_id!r} has already finished")
+        if self._busy():
+            raise BusyError("this connection is receiving another answer")
+        other.cancel()
+        self._follow(other, replay=True)
 
     async def _resume(self, answer_id: str) -> None:
         if self._busy():
@@ -161,13 +180,17 @@ class _Connection:
         if run is not None:
             self._follow(run, replay=True)
             return
-        history = await self._app[keys.CHAT].sessions.history(self._user)
-        turn = next(
-            (t for t in reversed(history) if t.get("id") == answer_id and t["role"] == "assistant"), None
-        )
+        turn = await self._saved(answer_id)
         if turn is None:
             raise UnknownAnswerError(f"no answer {answer_id!r} in this conversation; reload its history")
         await self._ws.send_json(replayed(turn))
+
+    async def _saved(self, answer_id: str) -> dict[str, Any] | None:
+        """The answer ``answer_id`` as the history keeps it, if it does."""
+        history = await self._app[keys.CHAT].sessions.history(self._user)
+        return next(
+            (t for t in reversed(history) if t.get("id") == answer_id and t["role"] == "assistant"), None
+        )
 
     def _follow(self, run: Run, replay: bool) -> None:
         self._run = run
