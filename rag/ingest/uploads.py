@@ -3,6 +3,10 @@
 A job's status lives in the KV store (``docjob:<id>``), so any replica answers a poll; the replica running
 the job adds its live progress. A job cut short by shutdown is marked ``interrupted``: ingestion records a
 document only after all its chunks are written, so sending the same documents again finishes the work.
+A process that dies without shutting down (kill -9, a crash) cannot mark its jobs: the replica running a
+job renews its ``heartbeat_at`` every ``HEARTBEAT_SECONDS``, and a running job whose heartbeat is older
+than ``STALE_SECONDS`` is reported, and recorded, as ``interrupted`` by whoever reads it next; each start
+also marks such jobs at once (``recover``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "docjob:"
 KEEP_SECONDS = 7 * 86400
+HEARTBEAT_SECONDS = 10.0
+STALE_SECONDS = 3 * HEARTBEAT_SECONDS
 
 
 class DocumentJobs:
@@ -45,6 +51,7 @@ class DocumentJobs:
             "done": 0,
             "chars": sum(len(d.text) for d in documents),
             "started_at": time.time(),
+            "heartbeat_at": time.time(),
         }
         await self._save(status)
         self._done[job_id] = 0
@@ -58,6 +65,36 @@ class DocumentJobs:
         status: dict[str, Any] = json.loads(raw)
         if status["status"] == "running" and job_id in self._done:
             status["done"] = self._done[job_id]
+        elif self._dead(status):
+            status = await self._interrupted(status)
+        return status
+
+    async def recover(self) -> int:
+        """Mark the jobs of processes that died without shutting down as ``interrupted``: at start, when
+        none of this process's jobs can be running yet. Returns how many."""
+        found = 0
+        for raw in (await self._kv.scan_prefix(PREFIX)).values():
+            status = json.loads(raw)
+            if status.get("status") == "running" and self._dead(status):
+                await self._interrupted(status)
+                found += 1
+        if found:
+            logger.warning(
+                "%d document job(s) of a process that stopped without shutting down: interrupted", found
+            )
+        return found
+
+    def _dead(self, status: dict[str, Any], now: float | None = None) -> bool:
+        """A running job not of this process whose heartbeat has stopped (jobs from before heartbeats
+        count from their start)."""
+        if status.get("status") != "running" or status.get("id") in self._done:
+            return False
+        beat = status.get("heartbeat_at", status.get("started_at", 0))
+        return (time.time() if now is None else now) - float(beat) > STALE_SECONDS
+
+    async def _interrupted(self, status: dict[str, Any]) -> dict[str, Any]:
+        status.update(status="interrupted", finished_at=time.time())
+        await self._save(status)
         return status
 
     async def _run(self, status: dict[str, Any], documents: list[SourceDocument]) -> None:
@@ -66,6 +103,7 @@ class DocumentJobs:
         def progress(p: IngestProgress) -> None:
             self._done[job_id] = p.done
 
+        beating = asyncio.create_task(self._beat(status), name=f"document-job-heartbeat-{job_id}")
         try:
             counts = await self._ingestor.ingest(documents, progress=IngestProgress(len(documents), progress))
             status.update(status="done", counts=counts.as_dict())
@@ -78,11 +116,27 @@ class DocumentJobs:
             logger.exception("document job %s failed", job_id)
             status.update(status="failed", error={"code": "internal_error", "message": type(exc).__name__})
         finally:
+            beating.cancel()
             status.update(done=self._done.pop(job_id, 0), finished_at=time.time())
             try:
                 await asyncio.shield(self._save(status))
             except WayfarerError as exc:
                 logger.error("document job %s: cannot record its outcome: %s", job_id, exc.message)
+
+    async def _beat(self, status: dict[str, Any]) -> None:
+        """Renew the running job's heartbeat until it ends, so other replicas know it is alive."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            beat = {
+                **status,
+                "status": "running",
+                "heartbeat_at": time.time(),
+                "done": self._done.get(status["id"], 0),
+            }
+            try:
+                await self._save(beat)
+            except WayfarerError as exc:
+                logger.warning("document job %s: heartbeat not recorded: %s", status["id"], exc.message)
 
     async def _save(self, status: dict[str, Any]) -> None:
         await self._kv.set(PREFIX + status["id"], json.dumps(status), KEEP_SECONDS)

@@ -143,6 +143,7 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     )
     app[keys.TASKS] = tasks
     app[keys.DOCUMENT_JOBS] = DocumentJobs(app[keys.INGESTOR], app[keys.KV], tasks)
+    await app[keys.DOCUMENT_JOBS].recover()
     popular = (
         PopularCalls(app[keys.KV], settings.scheduler.refresh_window_hours * 3600)
         if settings.scheduler.refresh_popular
