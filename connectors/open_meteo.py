@@ -79,7 +79,9 @@ class OpenMeteoConnector:
         results = [r for r in items(body.get("results") or [], "Open-Meteo", "places") if isinstance(r, dict)]
         located = [r for r in results if _located(r)]
         if results and not located:  # NaN, infinite or out-of-range coordinates: never sent on
-            raise ProviderResponseError("Open-Meteo sent a response we cannot read: places without valid coordinates")
+            raise ProviderResponseError(
+                "Open-Meteo sent a response we cannot read: places without valid coordinates"
+            )
         results = located
         if qualifier:
             q = fold(qualifier)
