@@ -78,6 +78,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, settings.log_format)
     paths = [Path(p) for p in args.paths] or [settings.index.seed_dir]
     if args.url:
+        _check_remote_seed(paths, settings, args.prune)
         with reaching(args.url):
             counts = asyncio.run(_seed_remote(check_url(args.url), paths, settings, args.batch))
     else:
@@ -87,11 +88,27 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_remote_seed(paths: list[Path], settings: Settings, prune: bool) -> None:
+    """What ``seed --url`` cannot do: the service seeds its own corpus, and never prunes what it is sent."""
+    corpus = settings.index.seed_dir.resolve()
+    if any(p.resolve() == corpus for p in paths):
+        raise ConfigError(
+            "the service seeds its own corpus, at start and every hour: run "
+            "`wayfarer reindex --job seed-sync --url URL` to sync it now"
+        )
+    if prune:
+        raise ConfigError(
+            "--prune works on a local seed only: remove a document from the service with "
+            "DELETE /v1/documents/{id}"
+        )
+
+
 async def _seed_local(settings: Settings, paths: list[Path], prune: bool) -> dict[str, int]:
     """The seed corpus (a full run: removed documents are deleted), or a user's own paths.
 
-    A user's documents get source "files" and remember the path they came from; ``--prune`` deletes
-    only documents once seeded from these same paths that are gone. Seed-sync never touches them.
+    A user's documents get source "files", ids that name their folder (``user/<8 hex>/notes``) and
+    remember the path they came from; ``--prune`` deletes only documents once seeded from these same
+    paths that are gone. Seed-sync never touches them.
     """
     from tqdm import tqdm
 
@@ -152,11 +169,11 @@ async def _seed_remote(url: str, paths: list[Path], settings: Settings, batch: i
     import aiohttp
     from tqdm import tqdm
 
-    from rag.ingest.seeding import load_documents
+    from rag.ingest.seeding import load_user_documents
 
     if settings.admin_token is None:
         raise ConfigError("WAYFARER_ADMIN_TOKEN must be set to send documents to a service")
-    docs = load_documents(paths, source="api")
+    docs = load_user_documents(paths, source="api")  # named as a local seed names them
     await require_service(url, _note)
     headers = {"Authorization": f"Bearer {settings.admin_token.get_secret_value()}"}
     totals = {"added": 0, "updated": 0, "skipped": 0, "deleted": 0, "chunks": 0}

@@ -46,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         "seed",
         "ingest files or folders (Markdown, text, JSONL) into the index",
         "Prints the counts as JSON. While `wayfarer serve` runs, it holds the index: send the documents\n"
-        "to it with --url instead.",
+        "to it with --url instead.\n\n"
+        "A file's id is user/<8 hex of the folder seeded>/<its path in it, without the suffix>, or the id\n"
+        "it states (front matter `id`, a JSONL line's `id`); ids under guides/ and topics/ are the seed\n"
+        "corpus's and refused.",
     )
     seed.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders; default: the seed corpus (a full run)"
@@ -56,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--prune",
         action="store_true",
         help="delete documents seeded earlier from these same PATHs that are gone from them "
-        "(the seed corpus, with no PATH, is always a full run)",
+        "(the seed corpus, with no PATH, is always a full run; not with --url)",
     )
     seed.add_argument(
         "--url", default=None, help=f"send the documents to the running service at URL instead ({ADMIN_NOTE})"

@@ -17,8 +17,8 @@ from connectors.tools import ToolCall
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder
 from rag.errors import IndexUnavailableError
-from rag.ingest.documents import SourceDocument
-from rag.ingest.pipeline import Ingestor
+from rag.ingest.documents import SourceDocument, user_id_prefix
+from rag.ingest.pipeline import SEED_ORIGIN, Ingestor
 from rag.ingest.progress import IngestProgress
 from rag.ingest.seeding import load_documents, load_files, seed_directory, seed_files
 from rag.kv.sqlite import SQLiteKV
@@ -104,10 +104,13 @@ async def test_user_paths_are_pruned_only_by_a_seed_of_the_same_path(
     ]:
         folder.mkdir(exist_ok=True)
         (folder / f"{name}.md").write_text(text)
+    ferry, tram, bus = (
+        user_id_prefix(str(f.resolve())) + n for f, n in [(a, "ferry"), (a, "tram"), (b, "bus")]
+    )
     await seed_directory(ingestor, small_seed)
     seeded = await seed_files(ingestor, load_files([a, b]))
     assert (seeded.added, seeded.deleted) == (3, 0)
-    points = await store.scroll(Filter(equals={"document_id": "bus"}), 5)
+    points = await store.scroll(Filter(equals={"document_id": bus}), 5)
     assert points[0][0].payload["source"] == "files"  # never the seed corpus's tag
     # The seed corpus's sync leaves a user's documents alone.
     synced = await seed_directory(ingestor, small_seed)
@@ -116,9 +119,9 @@ async def test_user_paths_are_pruned_only_by_a_seed_of_the_same_path(
     (a / "tram.md").unlink()
     pruned = await seed_files(ingestor, load_files([a]), prune=True)
     assert (pruned.skipped, pruned.deleted) == (1, 1)
-    assert await doc_ids(retriever, "Quoxalind ferry", 1) == ["ferry"]
-    assert await doc_ids(retriever, "Drellfast night bus", 1) == ["bus"]
-    assert await store.count(Filter(equals={"document_id": "tram"})) == 0
+    assert await doc_ids(retriever, "Quoxalind ferry", 1) == [ferry]
+    assert await doc_ids(retriever, "Drellfast night bus", 1) == [bus]
+    assert await store.count(Filter(equals={"document_id": tram})) == 0
     assert await store.count(Filter(equals={"source": "seed"})) > 4
 
 
@@ -131,12 +134,14 @@ async def test_interrupted_run_finishes_without_duplicates(parts, small_seed: Pa
         if p.done > p.skipped:
             first_written.set()
 
-    task = asyncio.create_task(ingestor.ingest(docs, progress=IngestProgress(len(docs), written)))
+    task = asyncio.create_task(
+        ingestor.ingest(docs, origin=SEED_ORIGIN, progress=IngestProgress(len(docs), written))
+    )
     await first_written.wait()  # cancel as soon as the first document is written
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    again = await ingestor.ingest(docs)
+    again = await ingestor.ingest(docs, origin=SEED_ORIGIN)
     assert again.added + again.updated + again.skipped == 4 and again.skipped >= 1
     total = 0
     for d in docs:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pycountry
 
+from rag.errors import ReservedDocumentIdError
+
 # uuid5 namespace of chunk point ids: uuid5(NS, f"{document_id}#{position}").
 CHUNK_NAMESPACE = uuid.UUID("8f0f4a34-6a55-4f7e-9c4e-5a1b2d3c4e5f")
 
@@ -110,6 +112,31 @@ class SourceDocument:
         h.update(b"\0")
         h.update(json.dumps(self.metadata, sort_keys=True, default=str).encode("utf-8"))
         return h.hexdigest()
+
+
+# The seed corpus names its documents by their path in it (guides/tokyo, topics/visas-and-entry); no other
+# document may take an id under these folders.
+CORPUS_ID_PREFIXES = ("guides/", "topics/")
+# A user's files are named user/<8 hex of the folder seeded>/<path in it>, so folders never collide.
+USER_ID_PREFIX = "user/"
+
+
+def user_id_prefix(root: str) -> str:
+    """The id prefix of files seeded from the folder ``root`` (an absolute, resolved path): stable for
+    the folder, and distinct from every other folder's and from the seed corpus's ids."""
+    return f"{USER_ID_PREFIX}{hashlib.sha256(root.encode('utf-8')).hexdigest()[:8]}/"
+
+
+def check_document_id(doc_id: str, where: str = "id") -> None:
+    """Refuse an id under the seed corpus's folders for any document that is not the corpus's.
+
+    Case is ignored, so ``Guides/Tokyo`` cannot pass for a corpus document either.
+    """
+    if doc_id.casefold().startswith(CORPUS_ID_PREFIXES):
+        raise ReservedDocumentIdError(
+            f"{where}: {doc_id!r} is reserved: ids under {' and '.join(CORPUS_ID_PREFIXES)} belong to "
+            "the service's seed corpus; give the document another id"
+        )
 
 
 def chunk_id(document_id: str, position: int) -> str:

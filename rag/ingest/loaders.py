@@ -11,7 +11,7 @@ from typing import Any
 import frontmatter
 
 from rag.errors import IngestError
-from rag.ingest.documents import SourceDocument
+from rag.ingest.documents import SourceDocument, check_document_id
 
 SUFFIXES = (".md", ".markdown", ".txt", ".jsonl")
 
@@ -31,10 +31,18 @@ def discover(paths: list[Path]) -> list[tuple[Path, Path]]:
     return found
 
 
-def load_file(path: Path, root: Path, source: str = "seed") -> Iterator[SourceDocument]:
+def load_file(
+    path: Path, root: Path, source: str = "seed", id_prefix: str | None = None
+) -> Iterator[SourceDocument]:
+    """The documents of one file, named by its path under ``root`` without the suffix (the seed corpus's
+    ``guides/tokyo``), or by the id it states (front matter ``id``, each JSONL line's ``id``).
+
+    ``id_prefix`` is for a user's files: it goes before a path-derived id, and a stated id is kept but
+    may not be one of the seed corpus's (ReservedDocumentIdError, naming the file).
+    """
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
     if path.suffix == ".jsonl":
-        yield from _load_jsonl(path, rel, source)
+        yield from _load_jsonl(path, rel, source, id_prefix is not None)
         return
     try:
         raw = path.read_text(encoding="utf-8")
@@ -49,7 +57,10 @@ def load_file(path: Path, root: Path, source: str = "seed") -> Iterator[SourceDo
             raise IngestError(f"{path}: bad front matter: {exc}") from exc
         metadata = {k: _plain(v) for k, v in post.metadata.items()}
         text = post.content
-    doc_id = str(metadata.pop("id", None) or rel.rsplit(".", 1)[0])
+    stated = metadata.pop("id", None)
+    if stated and id_prefix is not None:
+        check_document_id(str(stated), str(path))
+    doc_id = str(stated) if stated else (id_prefix or "") + rel.rsplit(".", 1)[0]
     metadata.setdefault("title", path.stem.replace("-", " ").replace("_", " ").title())
     metadata.setdefault("source", source)
     metadata["path"] = rel
@@ -57,7 +68,7 @@ def load_file(path: Path, root: Path, source: str = "seed") -> Iterator[SourceDo
         yield SourceDocument(doc_id, text, metadata)
 
 
-def _load_jsonl(path: Path, rel: str, source: str) -> Iterator[SourceDocument]:
+def _load_jsonl(path: Path, rel: str, source: str, users: bool) -> Iterator[SourceDocument]:
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
@@ -76,6 +87,8 @@ def _load_jsonl(path: Path, rel: str, source: str) -> Iterator[SourceDocument]:
                 or not isinstance(obj.get("text"), str)
             ):
                 raise IngestError(f"{path}:{lineno}: each line needs a string 'id' and 'text'")
+            if users:
+                check_document_id(str(obj["id"]), f"{path}:{lineno}")
             metadata = obj.get("metadata") or {}
             if not isinstance(metadata, dict):
                 raise IngestError(f"{path}:{lineno}: 'metadata' must be an object")

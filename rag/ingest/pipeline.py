@@ -10,7 +10,9 @@ document recorded as done and the next run finishes it.
 
 ``origin`` says where a document was seeded from (the seed corpus, or one folder or file a user
 seeded); a pruning run deletes only documents of its own origin that it no longer found, so syncing
-the seed corpus never touches a user's documents, nor seeding one folder another's.
+the seed corpus never touches a user's documents, nor seeding one folder another's. The corpus's ids
+are its own: a run of any other origin that would write one (under guides/ or topics/, or one the
+corpus holds) is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
+from rag.errors import ReservedDocumentIdError
 from rag.ingest.chunking import Chunk, chunk_markdown
-from rag.ingest.documents import SourceDocument, chunk_id, chunk_payload
+from rag.ingest.documents import SourceDocument, check_document_id, chunk_id, chunk_payload
 from rag.ingest.progress import IngestProgress
 from rag.kv.base import KVStore
 from rag.store.base import Filter, Point, VectorStore
@@ -107,6 +110,9 @@ class Ingestor:
         """
         if prune and origin is None:
             raise ValueError("pruning needs an origin: documents sent through the API are never pruned")
+        if origin != SEED_ORIGIN:
+            documents = list(documents)
+            await self.check_ids(documents)
         counts = IngestCounts()
         seen: set[str] = set()
         group: list[_Prepared] = []
@@ -134,9 +140,25 @@ class Ingestor:
         logger.debug("ingested: %s", counts.as_dict())
         return counts
 
+    async def check_ids(self, documents: Sequence[SourceDocument]) -> None:
+        """Refuse documents that are not the seed corpus's but would take one of its ids: one under its
+        folders, or one it holds (a corpus set with WAYFARER_INDEX__SEED_DIR names its own)."""
+        for doc in documents:
+            check_document_id(doc.id)
+        for doc in documents:
+            raw = await self._kv.get(DOC_PREFIX + doc.id)
+            if raw is not None and record_origin(_record(raw)) == SEED_ORIGIN:
+                raise ReservedDocumentIdError(
+                    f"id: {doc.id!r} is reserved: it is a document of the service's seed corpus; "
+                    "give the document another id"
+                )
+
     async def _prepare(self, doc: SourceDocument, origin: str | None) -> _Prepared | None:
         record = await self._kv.get(DOC_PREFIX + doc.id)
         previous = json.loads(record) if record else None
+        if origin == SEED_ORIGIN and previous and record_origin(previous) != SEED_ORIGIN:
+            # Only ids written before they were reserved (or a corpus folder renamed): the corpus takes it.
+            logger.warning("%s: the seed corpus takes back its id from %s", doc.id, record_origin(previous))
         if previous and previous.get("hash") == doc.content_hash:
             if record_origin(previous) != origin:  # the same document, now seeded from here: no re-embedding
                 await self._kv.set(DOC_PREFIX + doc.id, json.dumps({**previous, "origin": origin}))
@@ -221,13 +243,16 @@ class Ingestor:
         deleted = 0
         for key, raw in records.items():
             doc_id = key[len(DOC_PREFIX) :]
-            if doc_id in keep:
-                continue
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and record_origin(record) == origin:
+            if doc_id not in keep and record_origin(_record(raw)) == origin:
                 await self.delete_document(doc_id)
                 deleted += 1
         return deleted
+
+
+def _record(raw: str) -> dict[str, Any]:
+    """A document's KV record; an unreadable one as empty (no origin: never pruned, never reserved)."""
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError:
+        return {}
+    return record if isinstance(record, dict) else {}
