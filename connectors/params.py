@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -26,6 +27,9 @@ from connectors.airlines import resolve_airline
 from connectors.locations import LocationCatalogue, Place
 
 MAX_DAYS_AHEAD = 361
+# The longest place a parameter names ("Llanfairpwllgwyngyll, Wales" and "Lisbon, Portugal" fit): a
+# longer value is refused by its length, before any lookup, and never repeated whole in the error.
+PLACE_CHARS = 100
 
 
 class ToolParams(BaseModel):
@@ -69,7 +73,7 @@ def check_currency(value: str | None) -> str | None:
     return code
 
 
-Currency = Annotated[str | None, AfterValidator(check_currency)]
+Currency = Annotated[Annotated[str, StringConstraints(max_length=3)] | None, AfterValidator(check_currency)]
 Cabin = Literal["ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"]
 # Kinds of place an activity search can ask for; each provider maps them onto what it can filter on.
 ActivityCategory = Literal[
@@ -85,8 +89,8 @@ LOCATION = "a city or airport: a name ('London') or an IATA code ('LON', 'LHR')"
 
 
 class FlightSearchParams(ToolParams):
-    origin: str = Field(description=f"Where the trip starts: {LOCATION}")
-    destination: str = Field(description=f"Where the trip goes: {LOCATION}")
+    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
+    destination: str = Field(max_length=PLACE_CHARS, description=f"Where the trip goes: {LOCATION}")
     departure_date: dt.date = Field(description="Outbound date, YYYY-MM-DD")
     return_date: dt.date | None = Field(None, description="Return date for a round trip, YYYY-MM-DD")
     adults: int = Field(1, ge=1, le=9, description="Travellers aged 12 or over")
@@ -141,7 +145,7 @@ class FlightSearchParams(ToolParams):
 
 
 class HotelSearchParams(ToolParams):
-    city: str = Field(description=f"Where to stay: {LOCATION}")
+    city: str = Field(max_length=PLACE_CHARS, description=f"Where to stay: {LOCATION}")
     check_in: dt.date = Field(description="Check-in date, YYYY-MM-DD")
     check_out: dt.date | None = Field(None, description="Check-out date, YYYY-MM-DD (or give nights)")
     nights: int | None = Field(None, ge=1, le=30, description="Number of nights (or give check_out)")
@@ -175,7 +179,9 @@ class HotelSearchParams(ToolParams):
 
 
 class ActivitySearchParams(ToolParams):
-    city: str | None = Field(None, description=f"Where: {LOCATION} (or give latitude and longitude)")
+    city: str | None = Field(
+        None, max_length=PLACE_CHARS, description=f"Where: {LOCATION} (or give latitude and longitude)"
+    )
     latitude: float | None = Field(None, ge=-90, le=90)
     longitude: float | None = Field(None, ge=-180, le=180)
     radius_km: int = Field(5, ge=1, le=20, description="Search radius around the point, km")
@@ -201,7 +207,7 @@ class LocationSearchParams(ToolParams):
 
 
 class FlightInspirationParams(ToolParams):
-    origin: str = Field(description=f"Where the trip starts: {LOCATION}")
+    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
     max_price: int | None = Field(None, gt=0, description="Highest round-trip price")
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
@@ -220,8 +226,8 @@ class FlightInspirationParams(ToolParams):
 
 
 class CheapestDatesParams(ToolParams):
-    origin: str = Field(description=f"Where the trip starts: {LOCATION}")
-    destination: str = Field(description=f"Where the trip goes: {LOCATION}")
+    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
+    destination: str = Field(max_length=PLACE_CHARS, description=f"Where the trip goes: {LOCATION}")
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
     duration_days: int | None = Field(None, ge=1, le=15, description="Trip length in days for round trips")
@@ -246,7 +252,7 @@ class CheapestDatesParams(ToolParams):
 
 class WeatherForecastParams(ToolParams):
     city: str = Field(
-        min_length=2, max_length=100, description="Place name, e.g. 'Tokyo' or 'Lisbon, Portugal'"
+        min_length=2, max_length=PLACE_CHARS, description="Place name, e.g. 'Tokyo' or 'Lisbon, Portugal'"
     )
     days: int = Field(7, ge=1, le=16, description="Days of forecast from start_date")
     start_date: dt.date | None = Field(

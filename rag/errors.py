@@ -17,7 +17,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   └── PayloadTooLargeError       413 payload_too_large
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
-    │   └── UnknownAnswerError         404 unknown_answer     (a WebSocket resume of an answer not known)
+    │   └── UnknownAnswerError         404 unknown_answer     (a WebSocket resume or cancel of an answer never asked)
     ├── ConflictError                  409 conflict
     │   ├── BusyError                  409 busy               (a message while the previous one is answered)
     │   └── NothingToCancelError       409 nothing_to_cancel  (a cancel with no answer being written)

@@ -28,6 +28,12 @@ class ServerSettings(BaseModel):
     # Chat messages one user may send per window (all replicas together, counted in the KV store); 0: no limit.
     chat_rate_limit: int = Field(30, ge=0)
     chat_rate_window_seconds: int = Field(60, ge=1)
+    # POST /v1/route requests and POST /v1/tools/{name} calls one caller may make per window, counted the
+    # same way: per user_id, or per client address for anonymous calls; 0: no limit.
+    route_rate_limit: int = Field(60, ge=0)
+    route_rate_window_seconds: int = Field(60, ge=1)
+    tool_rate_limit: int = Field(30, ge=0)
+    tool_rate_window_seconds: int = Field(60, ge=1)
 
 
 class LimitsSettings(BaseModel):
@@ -37,7 +43,8 @@ class LimitsSettings(BaseModel):
     deadlines, a provider error naming the tool), never a 500 or a hang.
     """
 
-    # Request bodies above this are refused with 413 payload_too_large.
+    # Request bodies above this are refused with 413 payload_too_large: document uploads. Every other body
+    # is refused past the largest its schema allows (rag/web/schemas.py body_limit), tens of KiB at most.
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     # Nesting of JSON bodies and WebSocket frames (objects and arrays inside each other).
     max_json_depth: int = Field(32, ge=2, le=1000)

@@ -104,6 +104,8 @@ def fuzz_settings(root: Path) -> Settings:
             "WAYFARER_LIMITS__MAX_BODY_BYTES": str(8 * 1024 * 1024),
             "WAYFARER_SCHEDULER__ENABLED": "false",
             "WAYFARER_SERVER__CHAT_RATE_LIMIT": "0",
+            "WAYFARER_SERVER__ROUTE_RATE_LIMIT": "0",
+            "WAYFARER_SERVER__TOOL_RATE_LIMIT": "0",
         }
         for key, value in env.items():
             mp.setenv(key, value)

@@ -67,10 +67,14 @@ def _nested(depth: int) -> str:
 
 
 async def test_deep_or_huge_json_is_a_validation_error_everywhere(client: TestClient) -> None:
-    deep = '{"origin": "LON", "x": ' + _nested(5000) + "}"
-    huge = '{"origin": "LON", "adults": ' + "9" * 5000 + "}"
+    # Within the tool's body limit (a few KiB: tests/test_request_limits.py), and past it on search.
+    deep = '{"origin": "LON", "x": ' + _nested(100) + "}"
+    huge = '{"origin": "LON", "adults": ' + "9" * 500 + "}"
     for body in (deep, huge):
         resp = await client.post("/v1/tools/flight_search", data=body)
+        await _error(resp, 422, "validation_error")
+    for body in ('{"query": "x", "x": ' + _nested(5000) + "}", '{"query": "x", "n": ' + "9" * 5000 + "}"):
+        resp = await client.post("/v1/search", data=body)
         await _error(resp, 422, "validation_error")
     resp = await client.post("/v1/search", data='{"query": "x", "top_k": ' + "1" * 50 + "}")
     await _error(resp, 422, "validation_error")

@@ -19,7 +19,7 @@ from rag.routing import date_words
 from rag.routing.dates import DateMention, DateOrder, find_dates, number
 from rag.routing.filters import find_airline, find_category
 from rag.routing.months import find_months
-from rag.routing.places import PlaceMention, find_places, needs_anchor
+from rag.routing.places import PlaceMention, find_places, last_char, needs_anchor, sentence_start
 
 # Words before a place that make it the origin or the destination, in our six languages.
 _ORIGIN_MARK = re.compile(
@@ -241,23 +241,26 @@ def extract(
     roles and end dates complete the rules'; other languages read places by the rules alone."""
     slots = Slots(text=text)
     lowered = text.lower()
-    found = find_dates(text, today, order, lang, keep_past=True)
+    # Dates, months and places are read in the first MAX_SCAN_CHARS characters only: their cost grows
+    # faster than the text, and no trip needs more (a chat message is at most 2,000 by default).
+    scanned = text[:MAX_SCAN_CHARS]
+    found = find_dates(scanned, today, order, lang, keep_past=True)
     slots.past_dates = [d for d in found if (d.last or d.first) < today]
     ahead = [d for d in found if (d.last or d.first) >= today]
     # "I landed yesterday; weather tomorrow?": the coming day is the one asked about. A past day alone
     # stays a date in English, as it always was (the plan refuses it); other languages never read one.
     slots.dates = ahead if ahead or lang in date_words.languages() else found
     date_spans = [(d.start, d.end) for d in found]
-    months = find_months(text, today, date_spans)
+    months = find_months(scanned, today, date_spans)
     slots.month = months[0].first if months else None
-    mentions = find_places(text, catalogue, date_spans + [(m.start, m.end) for m in months], country)
+    mentions = find_places(scanned, catalogue, date_spans + [(m.start, m.end) for m in months], country)
     slots.places, slots.countries, slots.unknown_places = (
         mentions.places,
         mentions.countries,
         mentions.unknown,
     )
     slots.ambiguous_places = mentions.ambiguous
-    spans = list(tagged or []) if lang == "en" else []
+    spans = [t for t in tagged or [] if t[1] < MAX_SCAN_CHARS] if lang == "en" else []
     if tagged is not None and lang == "en":
         _keep_tagged(slots, spans, catalogue)
         _tagged_unknown(slots, spans, text)
@@ -320,6 +323,8 @@ def extract(
     return slots
 
 
+# How much of a message the date, month and place finders read (see extract).
+MAX_SCAN_CHARS = 2000
 _PLACE_LABELS = frozenset({"origin", "destination", "place"})
 # Words so common that a capital letter says nothing of them being a name ("Can you ...").
 COMMON_WORD_ZIPF = 5.0
@@ -339,10 +344,8 @@ PROVINCES = frozenset(
 )  # fmt: skip
 _NAMES = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _AIRLINE_AFTER = re.compile(r"\s*(?:air\b|airlines?\b|airways\b|express\b)", re.IGNORECASE)
-
-
-def _sentence_start(text: str, at: int) -> bool:
-    return not text[:at].strip() or bool(re.search(r"[.!?¿¡:;\"(]\s*$", text[:at]))
+_CAPITALISED_AFTER = re.compile(r"\s+([A-Z][a-z]+)")
+_UNIT = re.compile(r"(?=([A-Z][a-z]+\s+))")
 
 
 def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue: LocationCatalogue) -> None:
@@ -363,12 +366,12 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
     def proper(
         p: PlaceMention,
     ) -> bool:  # "what about Porto?", not "Okay.", ", Can you" or "on Delta Airlines"
-        before = slots.text[: p.start].rstrip()
+        before = last_char(slots.text, p.start)
         return (
             p.text[:1].isupper()
             and bool(before)
-            and before[-1] not in '.!?:;"(,'
-            and not _AIRLINE_AFTER.match(slots.text[p.end :])
+            and before not in '.!?:;"(,'
+            and not _AIRLINE_AFTER.match(slots.text, p.end)
             and zipf_frequency(fold(p.text), "en") < COMMON_WORD_ZIPF
         )
 
@@ -382,11 +385,11 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
                 )
                 if _NAMES.fullmatch(outside) and not _QUALIFIER.fullmatch(outside):
                     return True
-        after = re.match(r"\s+([A-Z][a-z]+)", slots.text[p.end :])
-        before = re.search(r"(?<![.!?]\s)(?<!^)(?<=\S\s)([A-Z][a-z]+)\s+$", slots.text[: p.start])
-        if before is not None and _sentence_start(slots.text, before.start(1)):
+        after = _CAPITALISED_AFTER.match(slots.text, p.end)
+        before = _capitalised_before(slots.text, p.start)
+        if before is not None and sentence_start(slots.text, before[1]):
             before = None  # "Search Philly.": a sentence's first word is capitalised anyway
-        beside = [m.group(1) for m in (after, before) if m is not None]
+        beside = [w for w in (after.group(1) if after else None, before[0] if before else None) if w]
         return wordy(p) and any(
             catalogue.resolve(w) is None
             and w.lower() not in _JOINERS
@@ -395,11 +398,13 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
         )
 
     pieces = [p for p in slots.places if fragment(p)]
-    kept = [p for p in slots.places if p not in pieces and (tagged(p) or proper(p) or not wordy(p))]
+    piece_ids = {id(p) for p in pieces}
+    kept = [p for p in slots.places if id(p) not in piece_ids and (tagged(p) or proper(p) or not wordy(p))]
+    units = capitalised_units(slots.text) if pieces else {}
     for p in pieces:  # the whole name the piece belongs to, which nobody knows: asked about, or looked up
-        whole = re.search(rf"(?:[A-Z][a-z]+\s+)*{re.escape(p.text)}(?:\s+[A-Z][a-z]+)*", slots.text)
-        if whole is not None and whole.group(0) != p.text and whole.group(0) not in slots.unknown_places:
-            slots.unknown_places.insert(0, whole.group(0))
+        whole = _whole_name(slots.text, p.text, units)
+        if whole is not None and whole != p.text and whole not in slots.unknown_places:
+            slots.unknown_places.insert(0, whole)
     # Two places in one tagged name: "Toronto, Ontario" is Toronto, its province only says which. (A
     # list of places the tagger ran together, "Paris, Rome, Berlin", is a list.)
     for s, e in placed:
@@ -416,6 +421,50 @@ def _keep_tagged(slots: Slots, spans: Sequence[tuple[str, int, int]], catalogue:
     dropped = {p.text for p in slots.places} - {p.text for p in kept}
     slots.places = kept
     slots.ambiguous_places = {k: v for k, v in slots.ambiguous_places.items() if k not in dropped}
+
+
+def _capitalised_before(text: str, at: int) -> tuple[str, int] | None:
+    """The capitalised word ("Bay") that the spaces before ``at`` follow, and where it starts; none at
+    the text's start or right after a sentence's end. What ``(?<![.!?]\\s)(?<!^)(?<=\\S\\s)([A-Z][a-z]+)\\s+$``
+    finds in ``text[:at]``, read back from ``at``: it costs the word's length, not the text's."""
+    i = at
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    j = i
+    while j > 0 and "a" <= text[j - 1] <= "z":
+        j -= 1
+    k = j - 1  # the capital
+    if i == at or j == i or k < 2 or not "A" <= text[k] <= "Z":
+        return None
+    if text[k - 2].isspace() or not text[k - 1].isspace() or text[k - 2] in ".!?":
+        return None
+    return text[k:i], k
+
+
+def _whole_name(text: str, name: str, units: dict[int, int]) -> str | None:
+    """The first ``name`` in ``text`` with the capitalised words right before and after it ("Bodega
+    Bay" for "Bay"): what ``(?:[A-Z][a-z]+\\s+)*NAME(?:\\s+[A-Z][a-z]+)*`` finds searching ``text``.
+    The search would try that at every character, backtracking through each run of capitalised words
+    (a title-case text's length squared); the match starts where the capitalised words before some
+    ``name`` begin (``units``: the end of each capitalised word with its spaces -> its start), so it is
+    tried there alone."""
+    first = -1
+    at = text.find(name)
+    while at >= 0:
+        start = at
+        while start in units:
+            start = units[start]
+        first = start if first < 0 else min(first, start)
+        at = text.find(name, at + 1)
+    if first < 0:
+        return None
+    whole = re.compile(rf"(?:[A-Z][a-z]+\s+)*{re.escape(name)}(?:\s+[A-Z][a-z]+)*").match(text, first)
+    return whole.group(0) if whole else None
+
+
+def capitalised_units(text: str) -> dict[int, int]:
+    """Where each capitalised word with the spaces after it ends -> where it starts."""
+    return {m.end(1): m.start() for m in _UNIT.finditer(text)}
 
 
 def _tagged_unknown(slots: Slots, spans: Sequence[tuple[str, int, int]], text: str) -> None:

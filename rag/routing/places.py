@@ -62,6 +62,11 @@ NOT_CODES_ABROAD = frozenset(
 )
 
 
+# A state or country after a name ("Paris, Texas", "Portland Maine").
+_QUALIFIER = re.compile(r",?\s+([^\W\d_]+(?:\s[^\W\d_]+)?)")
+_SENTENCE_END = frozenset('.!?¿¡:;"(')
+
+
 @dataclass(frozen=True, slots=True)
 class PlaceMention:
     place: Place
@@ -94,19 +99,21 @@ def find_places(
     titled = _title_case(text)
     out = Mentions()
     found: list[PlaceMention] = []
-    used: set[int] = set()
+    # Characters already taken (by a date, a month or a place found), one byte each: whether a span is
+    # free costs its own length, not the number of spans taken so far.
+    taken = bytearray(len(text))
+    for s, e in skip:
+        _take(taken, s, e)
 
     def free(start: int, end: int) -> bool:
-        return not any(start < e and s < end for s, e in skip) and not any(
-            i in used for i in range(start, end)
-        )
+        return taken.find(1, start, end) < 0
 
     whole = fold(text.strip(" ?!.¿¡"))
 
     def anchored(start: int, phrase: str) -> bool:
         if fold(phrase) == whole:
             return True  # the whole message is the name: an answer to "which city?"
-        proper = phrase[:1].isupper() and not titled and not _sentence_start(text, start)
+        proper = phrase[:1].isupper() and not titled and not sentence_start(text, start)
         return proper or bool(_LOCATIVE.search(text[max(0, start - 12) : start]))
 
     for size in (4, 3, 2, 1):
@@ -142,30 +149,61 @@ def find_places(
                         out.ambiguous[phrase] = options
             if place is not None:
                 found.append(PlaceMention(place, phrase, start, end, None))
-                used.update(range(start, end))
+                _take(taken, start, end)
                 if country_code == place.country_code and country_code not in out.countries:
                     out.countries.append(country_code)  # "Singapore", "Monaco": city and country at once
             elif country_code and (not wordlike(key) or anchored(start, phrase)):
                 if country_code not in out.countries:
                     out.countries.append(country_code)
-                used.update(range(start, end))
+                _take(taken, start, end)
     # Misspellings of well-known cities ("Barcelonna", "Amsterdm"), never of everyday words.
     for word, start in words:
         end = start + len(word)
         if len(word) < 5 or not free(start, end) or not word.isalpha() or wordlike(fold(word)):
             continue
-        match = process.extractOne(fold(word), catalogue.fuzzy_names, scorer=fuzz.ratio, score_cutoff=86)
+        key = fold(word)
+        choices = _fuzzy_choices(catalogue.fuzzy_names, len(key))
+        match = process.extractOne(key, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
         place = catalogue.resolve(match[0], country) if match else None
         if place is not None:
             found.append(PlaceMention(place, word, start, end, None))
-            used.update(range(start, end))
+            _take(taken, start, end)
     out.unknown = _unknown(text, words, free, titled)
     found.sort(key=lambda p: p.start)
     # The same place named twice ("Paris ... in Paris") counts once, at its first mention.
+    seen: set[tuple[str, str]] = set()
     for p in found:
-        if all(p.place.city_code != q.place.city_code or p.place.code != q.place.code for q in out.places):
+        if (p.place.city_code, p.place.code) not in seen:
+            seen.add((p.place.city_code, p.place.code))
             out.places.append(p)
     return out
+
+
+def _take(taken: bytearray, start: int, end: int) -> None:
+    start, end = max(0, start), min(len(taken), end)
+    if start < end:
+        taken[start:end] = b"\x01" * (end - start)
+
+
+# A misspelling counts when fuzz.ratio (100 × (1 - indel distance / total length)) reaches this.
+FUZZY_CUTOFF = 86
+_BY_LENGTH: dict[int, tuple[tuple[str, ...], dict[int, tuple[str, ...]]]] = {}
+
+
+def _fuzzy_choices(names: tuple[str, ...], n: int) -> tuple[str, ...]:
+    """The names (in their order) whose length lets an ``n``-letter word reach FUZZY_CUTOFF: the indel
+    distance is at least the difference of the lengths, so the others cannot match, and comparing a
+    word with a tenth of the names finds the same best match as comparing it with all of them."""
+    known = _BY_LENGTH.get(id(names))
+    if known is None or known[0] is not names:
+        known = (names, {})
+        _BY_LENGTH[id(names)] = known
+    by_length = known[1]
+    if n not in by_length:
+        by_length[n] = tuple(
+            name for name in names if abs(len(name) - n) * 100 <= (100 - FUZZY_CUTOFF) * (len(name) + n)
+        )
+    return by_length[n]
 
 
 def wordlike(key: str) -> bool:
@@ -201,7 +239,7 @@ def needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
 
 def _qualifier(text: str, end: int, catalogue: LocationCatalogue, key: str) -> tuple[Place, int] | None:
     """A state or country right after a name ("Paris, Texas", "Portland OR"): the place and its end."""
-    m = re.match(r",?\s+([^\W\d_]+(?:\s[^\W\d_]+)?)", text[end:])
+    m = _QUALIFIER.match(text, end)
     if not m:
         return None
     words = m.group(1).split()
@@ -211,8 +249,7 @@ def _qualifier(text: str, end: int, catalogue: LocationCatalogue, key: str) -> t
             continue  # "or", "in": words, not states
         place = catalogue.qualified(key, fold(qualifier))
         if place is not None:
-            cut = m.start(1) + len(qualifier)
-            return place, end + cut
+            return place, m.start(1) + len(qualifier)
     return None
 
 
@@ -258,8 +295,19 @@ def _title_case(text: str) -> bool:
     return capitalised / len(letters) > 0.6 or text.isupper()
 
 
-def _sentence_start(text: str, start: int) -> bool:
-    return not text[:start].strip() or bool(re.search(r"[.!?¿¡:;\"(]\s*$", text[:start]))
+def sentence_start(text: str, start: int) -> bool:
+    """Whether ``start`` begins a sentence: only spaces before it, or a sentence's punctuation."""
+    before = last_char(text, start)
+    return not before or before in _SENTENCE_END
+
+
+def last_char(text: str, at: int) -> str:
+    """The last character before ``at`` that is not a space ("" if there is none), found from ``at``
+    backwards: a long text costs no more than a short one."""
+    i = at
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    return text[i - 1] if i > 0 else ""
 
 
 def _known_code(catalogue: LocationCatalogue, code: str) -> bool:

@@ -8,9 +8,10 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMethod, ContentEncodingError
 from aiohttp.web_protocol import RequestHandler
 
-from rag.errors import WayfarerError
+from rag.errors import PayloadTooLargeError, WayfarerError
 from rag.web import keys
 from rag.web.jsonio import json_response
 
@@ -30,6 +31,9 @@ _HTTP_CODES = {
 }
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# The most an error message says: one that quotes what a client sent (a name, a key) stays short even
+# when the code that raised it did not shorten the quote.
+MESSAGE_CHARS = 1000
 
 
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
@@ -43,9 +47,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except WayfarerError as exc:
         if exc.status >= 500:
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
-        response = json_response(exc.to_json(), status=exc.status)
-        if request.content.exception() is not None:
-            response.force_close()  # the body could not be read to its end: this connection is spent
+        message = exc.message if len(exc.message) <= MESSAGE_CHARS else exc.message[:MESSAGE_CHARS] + "…"
+        response = json_response(error_body(exc.code, message), status=exc.status)
+        if request.content.exception() is not None or isinstance(exc, PayloadTooLargeError):
+            response.force_close()  # the body was not read to its end: this connection is spent
         return response
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -87,9 +92,12 @@ async def metrics_middleware(request: web.Request, handler: Handler) -> web.Stre
 def json_protocol_errors() -> None:
     """Answer requests that aiohttp's parser refuses with our JSON error body too.
 
-    A URL or header over aiohttp's 8 KB line limit, an unknown method or a malformed request line is
-    answered by aiohttp's protocol handler in plain text, before any middleware runs; its one hook is
-    ``RequestHandler.handle_error``, so the body is rewritten there (status and connection close kept).
+    A URL or header over aiohttp's 8 KB line limit, an unknown method, a malformed request line or a
+    Content-Encoding aiohttp cannot decode (``br`` without Brotli) is answered by aiohttp's protocol
+    handler in plain text, before any middleware runs; its one hook is ``RequestHandler.handle_error``,
+    so the body is rewritten there (status and connection close kept). aiohttp logs each of these as an
+    ERROR with a traceback; a client's mistake (a 4xx) is one WARNING line here instead, and a bad
+    Content-Encoding answers ``invalid_json``, as a body that does not decode as declared does.
     """
     original = RequestHandler.handle_error
     if getattr(original, "wayfarer_json", False):
@@ -102,10 +110,18 @@ def json_protocol_errors() -> None:
         exc: BaseException | None = None,
         message: str | None = None,
     ) -> web.StreamResponse:
-        original(self, request, status, exc, message)  # logs as aiohttp does
-        code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal_error")
         text = " ".join((message or "").split()) if status < 500 else ""
         text = text.removeprefix(f"{status}, message: ") or HTTPStatus(status).phrase
+        if status >= 500:
+            original(self, request, status, exc, message)  # logs as aiohttp does
+        else:
+            if request.writer.output_size > 0:  # as aiohttp: a response has begun, the connection is broken
+                raise ConnectionError("a response is already being sent; cannot send an error instead")
+            log = logger.debug if isinstance(exc, BadHttpMethod) else logger.warning  # scanners: noise
+            log("refused a request from %s: %d %s", request.remote, status, text[:300])
+        code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal_error")
+        if isinstance(exc, ContentEncodingError):
+            code = "invalid_json"
         response = json_response(error_body(code, text[:300]), status=status)
         response.force_close()
         return response

@@ -1,9 +1,12 @@
 """GET /openapi.json: an OpenAPI 3.1 description of every endpoint, built from the models handlers use.
 
-Request bodies come from rag/web/schemas.py and the tools' parameter models, response bodies from
-rag/web/responses.py, and each endpoint's error responses from the classes of rag/errors.py it can
-raise (a class stands for its whole subtree), so a new error class shows up here by itself. The
-document depends only on code, so it is built once, on the first request.
+Request bodies, WebSocket client frames and user ids come from the validators themselves
+(rag/web/schemas.py, and the tools' parameter models), at the service's limits: a message's
+maxLength is its WAYFARER_LIMITS__MAX_MESSAGE_CHARS, and an integer without bounds of its own gets
+those of the JSON reader (WAYFARER_LIMITS__MAX_INT_DIGITS), so the description and the checks cannot
+drift. Response bodies come from rag/web/responses.py, and each endpoint's error responses from the
+classes of rag/errors.py it can raise (a class stands for its whole subtree), so a new error class
+shows up here by itself. The document depends only on code and limits, so it is built once.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from typing import Any, Literal
 
 from aiohttp import web
 from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from rag import errors
 from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
+from rag.settings import LimitsSettings
 from rag.tools.catalog import ToolCatalogue
 from rag.web import keys
 from rag.web import responses as r
@@ -76,11 +82,12 @@ def _path_param(name: str, description: str) -> dict[str, Any]:
     return _param("path", name, description, {"type": "string", "minLength": 1})
 
 
+USER_ID_SCHEMA: dict[str, Any] = s.USER_ID.json_schema()
 USER_ID_QUERY = _param(
     "query",
     "user_id",
     "Whose call this is (with a chat secret set, the token's user); empty: nobody's",
-    {"type": "string", "maxLength": 200},
+    {"anyOf": [USER_ID_SCHEMA, {"const": ""}]},
 )
 
 
@@ -102,7 +109,7 @@ SESSION_PAGE_QUERY = (
 
 
 def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
-    raises = (*_USER, *_BODY, errors.ToolError, *_BACKEND)
+    raises = (*_USER, *_BODY, errors.RateLimitedError, errors.ToolError, *_BACKEND)
     out = [
         Endpoint(
             "post",
@@ -129,7 +136,12 @@ def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
             body_required=False,
             ok=r.ToolOutcome,
             raises=(*raises, errors.NotFoundError),
-            params=(_path_param("name", "A tool name from GET /v1/tools"), USER_ID_QUERY),
+            params=(
+                _param(
+                    "path", "name", "A tool name from GET /v1/tools", {"type": "string", "enum": [*tools]}
+                ),
+                USER_ID_QUERY,
+            ),
         )
     )
     return out
@@ -137,7 +149,7 @@ def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
 
 def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
     """Every HTTP endpoint the app serves, with what it takes and what it can answer."""
-    session_id = _path_param("user_id", "The conversation's user id")
+    session_id = _param("path", "user_id", "The conversation's user id", USER_ID_SCHEMA)
     return [
         Endpoint("get", "/", "The chat page", "page", ok_media="text/html"),
         Endpoint(
@@ -185,7 +197,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             body=s.RouteRequest,
             ok=r.RouteResponse,
-            raises=(*_USER, *_BODY, *_BACKEND),
+            raises=(*_USER, *_BODY, errors.RateLimitedError, *_BACKEND),
         ),
         Endpoint(
             "post",
@@ -225,10 +237,10 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             raises=(errors.UnauthorizedError, errors.ValidationError, errors.WebSocketRequiredError),
             params=(
-                _param("query", "user_id", "Whose conversation this is", {"type": "string"}, required=True),
+                _param("query", "user_id", "Whose conversation this is", USER_ID_SCHEMA, required=True),
                 _param("query", "token", "The user token (browsers cannot set headers)", {"type": "string"}),
             ),
-            client_frames=(r.WsMessage, r.WsCancel, r.WsResume),
+            client_frames=(s.MessageFrame, s.CancelFrame, s.ResumeFrame),
             server_frames=(r.WsChunk, r.ChatAnswer, r.WsCancelled, r.WsError),
         ),
         Endpoint(
@@ -299,11 +311,40 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
     ]
 
 
-class _Components:
-    """Model schemas collected under components/schemas, their $defs lifted beside them."""
+def request_schema(model: type[BaseModel], limits: LimitsSettings | None = None) -> dict[str, Any]:
+    """The JSON schema of what a client sends as ``model``, at ``limits`` (the defaults if None): the
+    model as the service validates it (rag.web.schemas.sized), its integers bounded by the JSON reader."""
+    limits = limits or LimitsSettings()
+    sized = s.sized(model, limits.max_message_chars)
+    return sized.model_json_schema(ref_template=REF, schema_generator=_reader_bounds(limits.max_int_digits))
 
-    def __init__(self) -> None:
+
+@functools.lru_cache(maxsize=8)
+def _reader_bounds(max_int_digits: int) -> type[GenerateJsonSchema]:
+    top = 10**max_int_digits - 1
+
+    class RequestSchema(GenerateJsonSchema):
+        """Every client body goes through rag.web.jsonio, which refuses an integer of more digits
+        than WAYFARER_LIMITS__MAX_INT_DIGITS: an integer without bounds of its own has those."""
+
+        def int_schema(self, schema: core_schema.IntSchema) -> JsonSchemaValue:
+            out = super().int_schema(schema)
+            if "maximum" not in out and "exclusiveMaximum" not in out:
+                out["maximum"] = top
+            if "minimum" not in out and "exclusiveMinimum" not in out:
+                out["minimum"] = -top
+            return out
+
+    return RequestSchema
+
+
+class _Components:
+    """Model schemas collected under components/schemas, their $defs lifted beside them; what clients
+    send at the service's ``limits``."""
+
+    def __init__(self, limits: LimitsSettings) -> None:
         self.schemas: dict[str, Any] = {}
+        self.limits = limits
 
     def add(self, name: str, schema: dict[str, Any]) -> dict[str, str]:
         defs = schema.pop("$defs", {})
@@ -315,6 +356,9 @@ class _Components:
 
     def model(self, model: type[BaseModel]) -> dict[str, str]:
         return self.add(model.__name__, model.model_json_schema(ref_template=REF))
+
+    def request(self, model: type[BaseModel]) -> dict[str, str]:
+        return self.add(model.__name__, request_schema(model, self.limits))
 
 
 def _error_responses(
@@ -353,7 +397,7 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
     if ep.params:
         op["parameters"] = list(ep.params)
     if ep.body is not None:
-        schema = comps.model(ep.body) if isinstance(ep.body, type) else ep.body
+        schema = comps.request(ep.body) if isinstance(ep.body, type) else ep.body
         op["requestBody"] = {"required": ep.body_required, "content": {JSON: {"schema": schema}}}
     if ep.client_frames:
         ok: dict[str, Any] = {"101": {"description": "Switching Protocols: frames as in x-websocket"}}
@@ -379,21 +423,27 @@ def _operation(ep: Endpoint, comps: _Components, error_ref: dict[str, str]) -> d
         op["security"] = security
     if ep.client_frames:
         op["x-websocket"] = {
-            "client": {"oneOf": [comps.model(m) for m in ep.client_frames]},
+            "client": {"oneOf": [comps.request(m) for m in ep.client_frames]},
             "server": {"oneOf": [comps.model(m) for m in ep.server_frames]},
         }
     return op
 
 
-def openapi_document(tools: ToolCatalogue | None = None) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for a tool catalogue (the built-in one by default), built once per
-    catalogue; shared, so don't change it."""
-    return _document(tools if tools is not None else _BUILTIN)
+def openapi_document(
+    tools: ToolCatalogue | None = None, limits: LimitsSettings | None = None
+) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for a tool catalogue (the built-in one by default) and the service's
+    limits (the defaults by default), built once for each; shared, so don't change it."""
+    limits = limits or LimitsSettings()
+    return _document(
+        tools if tools is not None else _BUILTIN, limits.max_message_chars, limits.max_int_digits
+    )
 
 
 @functools.lru_cache(maxsize=8)
-def _document(tools: ToolCatalogue) -> dict[str, Any]:
-    comps = _Components()
+def _document(tools: ToolCatalogue, max_message_chars: int, max_int_digits: int) -> dict[str, Any]:
+    limits = LimitsSettings(max_message_chars=max_message_chars, max_int_digits=max_int_digits)
+    comps = _Components(limits)
     error_ref = comps.model(r.ErrorBody)
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints(tools):
@@ -425,10 +475,13 @@ def _document(tools: ToolCatalogue) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
-def _document_bytes(tools: ToolCatalogue) -> bytes:
-    return json.dumps(_document(tools), separators=(",", ":")).encode()
+def _document_bytes(tools: ToolCatalogue, max_message_chars: int, max_int_digits: int) -> bytes:
+    return json.dumps(_document(tools, max_message_chars, max_int_digits), separators=(",", ":")).encode()
 
 
 @routes.get("/openapi.json")
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=_document_bytes(request.app[keys.CATALOGUE]), content_type=JSON)
+    settings = request.app.get(keys.SETTINGS)
+    limits = settings.limits if settings is not None else LimitsSettings()
+    body = _document_bytes(request.app[keys.CATALOGUE], limits.max_message_chars, limits.max_int_digits)
+    return web.Response(body=body, content_type=JSON)

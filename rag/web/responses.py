@@ -1,4 +1,5 @@
-"""Response bodies, as pydantic models: what /openapi.json promises each endpoint answers.
+"""Response bodies, as pydantic models: what /openapi.json promises each endpoint answers (what clients
+send, WebSocket frames included, is rag/web/schemas.py's: the validators themselves).
 
 The handlers build their JSON by hand; these models describe it (the OpenAPI generator turns them into
 schemas, and the schemathesis fuzz in tests/test_fuzz_http.py checks every response against them).
@@ -257,38 +258,6 @@ class ChatAnswer(BaseModel):
     sources: list[ChatSource]
     tool_calls: list[ChatToolCall]
     redelivered: bool = Field(False, description="Sent again for a resume, from the conversation's history")
-
-
-ANSWER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-
-
-class WsMessage(BaseModel):
-    """A message to answer."""
-
-    type: Literal["message"]
-    text: str = Field(min_length=1)
-    id: str | None = Field(
-        None,
-        pattern=ANSWER_ID_PATTERN,
-        description="The answer's id (1-64 of A-Z a-z 0-9 _ -), for cancel and resume",
-    )
-    timezone: str | None = Field(
-        None, description='The traveller\'s IANA time zone ("Europe/Lisbon"): what "this weekend" means'
-    )
-
-
-class WsCancel(BaseModel):
-    """Stop the answer this connection is receiving (its saved turn is marked stopped)."""
-
-    type: Literal["cancel"]
-    id: str | None = None
-
-
-class WsResume(BaseModel):
-    """After a reconnect: the answer ``id`` again, what was written so far and then the rest."""
-
-    type: Literal["resume"]
-    id: str = Field(pattern=ANSWER_ID_PATTERN)
 
 
 class WsChunk(BaseModel):

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from rag.errors import NotFoundError, UnknownFilterValueError, ValidationError, WayfarerError
+from rag.chat.limits import RateLimit
+from rag.errors import (
+    NotFoundError,
+    ToolNotFoundError,
+    ToolValidationError,
+    UnknownFilterValueError,
+    ValidationError,
+    WayfarerError,
+)
 from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import hit_json
 from rag.store.base import FilterValue, SearchMode
@@ -12,11 +20,13 @@ from rag.web import keys
 from rag.web.auth import require_admin, require_user
 from rag.web.jsonio import json_response
 from rag.web.schemas import (
+    ECHO_CHARS,
     DocumentsRequest,
     RecallRequest,
     ReindexRequest,
     RouteRequest,
     SearchRequest,
+    clip,
     read_body,
     read_json_object,
     user_id_param,
@@ -67,9 +77,6 @@ async def _kv_takes_writes(app: web.Application) -> bool:
 async def search(request: web.Request) -> web.Response:
     body = await read_body(request, SearchRequest)
     require_user(request, body.user_id)
-    settings = request.app[keys.SETTINGS]
-    if len(body.query) > settings.limits.max_message_chars:
-        raise ValidationError(f"query: at most {settings.limits.max_message_chars} characters")
     equals: dict[str, FilterValue | list[FilterValue]] = {}
     f = body.filters
     if f.city:
@@ -77,7 +84,7 @@ async def search(request: web.Request) -> web.Response:
     if f.country:
         code = country_code(f.country)
         if code is None:
-            raise UnknownFilterValueError(f"filters.country: unknown country {f.country!r}")
+            raise UnknownFilterValueError(f"filters.country: unknown country {clip(f.country)!r}")
         equals["country_code"] = code
     if f.kind:
         equals["kind"] = f.kind
@@ -107,11 +114,28 @@ async def call_tool(request: web.Request) -> web.Response:
     raw_user = request.query.get("user_id")
     user_id = user_id_param(raw_user) if raw_user else None
     require_user(request, user_id)
-    params = await read_json_object(request)
-    outcome = await request.app[keys.TOOL_SERVICE].call(
-        request.match_info["name"], params, user_id, strict=True
+    name, catalogue = request.match_info["name"], request.app[keys.CATALOGUE]
+    if name not in catalogue:
+        raise ToolNotFoundError(f"no tool named {clip(name)!r}; tools: {', '.join(catalogue)}")
+    server = request.app[keys.SETTINGS].server
+    await _rate_limit(
+        request, "tools", "tool calls", server.tool_rate_limit, server.tool_rate_window_seconds, user_id
     )
+    params = await read_json_object(request, catalogue[name].params)
+    # The tool's errors name a key as it was sent: one no parameter's name is that long is shortened here.
+    if long_key := next((key for key in params if len(key) > ECHO_CHARS), None):
+        raise ToolValidationError(f"{name}: {clip(long_key)}: not a parameter of this tool")
+    outcome = await request.app[keys.TOOL_SERVICE].call(name, params, user_id, strict=True)
     return json_response(outcome.to_json())
+
+
+async def _rate_limit(
+    request: web.Request, scope: str, what: str, limit: int, window: int, user_id: str | None
+) -> None:
+    """Count one call of ``scope`` for its caller, shared by every replica through the KV store: the
+    user, or for an anonymous call the client's address; rate_limited (429) past ``limit`` a window."""
+    caller = f"user:{user_id}" if user_id is not None else f"addr:{request.remote or 'unknown'}"
+    await RateLimit(request.app[keys.KV], limit, window, scope=scope, what=what).check(caller)
 
 
 @routes.post("/v1/recall")
@@ -147,9 +171,15 @@ async def route(request: web.Request) -> web.Response:
     """
     body = await read_body(request, RouteRequest)
     require_user(request, body.user_id)
-    limit = request.app[keys.SETTINGS].limits.max_message_chars
-    if len(body.message) > limit:
-        raise ValidationError(f"message: at most {limit} characters")
+    server = request.app[keys.SETTINGS].server
+    await _rate_limit(
+        request,
+        "route",
+        "route requests",
+        server.route_rate_limit,
+        server.route_rate_window_seconds,
+        body.user_id,
+    )
     if body.user_id is not None:
         chat = request.app[keys.CHAT]
         return json_response(await chat.preview(body.user_id, body.message, body.timezone))
@@ -172,6 +202,8 @@ async def add_documents(request: web.Request) -> web.Response:
         metadata.setdefault("source", "api")
         metadata.setdefault("path", f"api:{d.id}")
         docs.append(SourceDocument(d.id, d.text, metadata))
+    # An id of the seed corpus is refused now, never accepted as a job that then fails.
+    await request.app[keys.INGESTOR].check_ids(docs)
     if (
         wait == "false"
         or sum(len(d.text) for d in docs) > request.app[keys.SETTINGS].limits.document_job_chars

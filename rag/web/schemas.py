@@ -1,15 +1,31 @@
-"""Request bodies, validated strictly: wrong types are errors, not coerced."""
+"""Request bodies and parameters, validated strictly: wrong types are errors, not coerced.
+
+These models are the validators, and GET /openapi.json is generated from them (rag/web/openapi.py), so
+what the description promises and what the server takes cannot drift: every string has its length,
+characters are refused by patterns JSON Schema states too, and what a pattern cannot say (a reserved
+id, a known time zone) is stated beside the check that enforces it. Lengths count the text as sent;
+surrounding spaces are stripped once it is valid.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+import logging
+from typing import Annotated, Any, Literal, TypeVar, cast
+from zoneinfo import available_timezones
 
 import pydantic
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 from multidict import MultiMapping
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationInfo,
+)
 
 from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
 from rag.errors import InvalidJSONError, PayloadTooLargeError, ValidationError
@@ -17,39 +33,101 @@ from rag.ingest.documents import check_metadata
 from rag.settings import LimitsSettings
 from rag.web import jsonio, keys
 
+logger = logging.getLogger(__name__)
+
 SHARED_SCOPE = "*"  # the scope of results every user's search reads: no user may take it as an id
+# What str.strip() strips (str.isspace), as a character class that JSON Schema's ECMA-262 patterns and
+# pydantic's regex engine read alike (their own \s differ from Python's and from each other).
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+CONTROL = r"\x00-\x1f\x7f"
+NOT_BLANK = f"[^{SPACE}]"  # some character that is not a space
+USER_ID_PATTERN = f"^[^{CONTROL}]*[^{CONTROL}{SPACE}][^{CONTROL}]*$"
+DOC_ID_PATTERN = f"^[^\\x00-\\x1f]*[^\\x00-\\x1f{SPACE}][^\\x00-\\x1f]*$"
+ANSWER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# What a failed pattern means, for the error message (pydantic's names the pattern).
+PATTERN_HELP = {
+    NOT_BLANK: "send some text, not only spaces",
+    USER_ID_PATTERN: "a user id is 1 to 200 characters without control characters",
+    DOC_ID_PATTERN: "a document id is 1 to 256 characters without control characters",
+    ANSWER_ID_PATTERN: "1 to 64 of A-Z a-z 0-9 _ -",
+}
+ECHO_CHARS = 100  # how much of a value a client sent an error message repeats
+DEFAULT_MESSAGE_CHARS: int = LimitsSettings.model_fields["max_message_chars"].default
+
+
+def clip(value: str, chars: int = ECHO_CHARS) -> str:
+    """``value``, or its first ``chars`` characters and "…": what an error message may repeat of it."""
+    return value if len(value) <= chars else value[:chars] + "…"
+
+
+def _strip(value: str) -> str:
+    return value.strip()
+
+
+def text(max_chars: int) -> Any:
+    """Free text (a message, a query, a name): 1 to ``max_chars`` characters, not only spaces."""
+    return Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=max_chars, pattern=NOT_BLANK),
+        AfterValidator(_strip),
+    ]
+
+
+class _MessageChars:
+    """Marks text whose length is WAYFARER_LIMITS__MAX_MESSAGE_CHARS (see ``sized``)."""
+
+
+MESSAGE = _MessageChars()
+# text(...) spelt out, so that type checkers read them as types.
+MessageText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=DEFAULT_MESSAGE_CHARS, pattern=NOT_BLANK),
+    AfterValidator(_strip),
+    MESSAGE,
+]
+Name = Annotated[
+    str, StringConstraints(min_length=1, max_length=200, pattern=NOT_BLANK), AfterValidator(_strip)
+]
+RecallText = Annotated[
+    str, StringConstraints(min_length=1, max_length=2000, pattern=NOT_BLANK), AfterValidator(_strip)
+]
 
 
 def user_id_rule(value: str) -> str:
-    """A user id: 1 to 200 characters, no control characters, and not the shared scope."""
+    """A user id, once its length and characters are checked: stripped, and not the shared scope."""
     value = value.strip()
-    if not 1 <= len(value) <= 200:
-        raise ValueError("a user id is 1 to 200 characters")
     if value == SHARED_SCOPE:
         raise ValueError(f"{SHARED_SCOPE!r} is reserved for results shared by every user")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ValueError("a user id has no control characters")
     return value
 
 
-UserId = Annotated[str, AfterValidator(user_id_rule)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-DocId = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")
+UserId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=200, pattern=USER_ID_PATTERN),
+    AfterValidator(user_id_rule),
+    Field(json_schema_extra={"not": {"pattern": f"^[{SPACE}]*\\*[{SPACE}]*$"}}),
 ]
+USER_ID = TypeAdapter(UserId)
+DocId = Annotated[
+    str, StringConstraints(min_length=1, max_length=256, pattern=DOC_ID_PATTERN), AfterValidator(_strip)
+]
+TIME_ZONES = frozenset(available_timezones())
 
 
 def timezone_rule(value: str) -> str:
     """An IANA time zone name ("Europe/Lisbon"), the traveller's: what "today" and "this weekend" mean."""
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"unknown time zone {value[:64]!r}; send an IANA name like 'Europe/Lisbon'") from exc
+    if value not in TIME_ZONES:
+        raise ValueError(f"unknown time zone {value!r}; send an IANA name like 'Europe/Lisbon'")
     return value
 
 
-TimeZoneName = Annotated[str, StringConstraints(max_length=64), AfterValidator(timezone_rule)]
-AnswerId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+TimeZoneName = Annotated[
+    str,
+    StringConstraints(max_length=64),
+    AfterValidator(timezone_rule),
+    Field(json_schema_extra={"enum": sorted(TIME_ZONES)}),
+]
+AnswerId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=ANSWER_ID_PATTERN)]
 
 
 class _Strict(BaseModel):
@@ -64,16 +142,16 @@ class SearchFilters(_Strict):
 
 
 class SearchRequest(_Strict):
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    query: MessageText
     top_k: int = Field(5, ge=1, le=50)
     filters: SearchFilters = SearchFilters()
-    mode: Annotated[str, StringConstraints(pattern="^(hybrid|dense)$")] | None = None
+    mode: Literal["hybrid", "dense"] | None = None
     user_id: UserId | None = None
 
 
 class ChatRequest(_Strict):
     user_id: UserId
-    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    message: MessageText
     id: AnswerId | None = None
     timezone: TimeZoneName | None = None
 
@@ -85,18 +163,26 @@ class _Frame(BaseModel):
 
 
 class MessageFrame(_Frame):
+    """A message to answer."""
+
     type: Literal["message"]
-    text: str
-    id: AnswerId | None = None
-    timezone: TimeZoneName | None = None
+    text: MessageText
+    id: AnswerId | None = Field(None, description="The answer's id, for cancel and resume")
+    timezone: TimeZoneName | None = Field(
+        None, description='The traveller\'s IANA time zone ("Europe/Lisbon"): what "this weekend" means'
+    )
 
 
 class CancelFrame(_Frame):
+    """Stop the answer this connection is receiving (its saved turn is marked stopped)."""
+
     type: Literal["cancel"]
     id: AnswerId | None = None
 
 
 class ResumeFrame(_Frame):
+    """After a reconnect: the answer ``id`` again, what was written so far and then the rest."""
+
     type: Literal["resume"]
     id: AnswerId
 
@@ -105,13 +191,13 @@ FRAMES: dict[str, type[_Frame]] = {"message": MessageFrame, "cancel": CancelFram
 
 
 class RecallRequest(_Strict):
-    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    message: RecallText
     user_id: UserId | None = None
     limit: int = Field(5, ge=1, le=50)
 
 
 class RouteRequest(_Strict):
-    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    message: MessageText
     user_id: UserId | None = Field(
         None,
         description=(
@@ -126,9 +212,16 @@ class RouteRequest(_Strict):
     )
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
 class ReindexRequest(_Strict):
-    # A job name (seed-sync, purge-expired, refresh-popular, rebuild); none: every enabled scheduled job.
-    job: Annotated[str, StringConstraints(min_length=1, max_length=100)] | None = None
+    # A job name (seed-sync, purge-expired, refresh-popular, rebuild); left out: every enabled scheduled
+    # job. Not null: only the documented {} runs them all.
+    job: Annotated[str, StringConstraints(min_length=1, max_length=100)] = Field(
+        "", json_schema_extra=_no_default
+    )
 
 
 class DocumentIn(_Strict):
@@ -149,6 +242,45 @@ class DocumentsRequest(_Strict):
 
 
 M = TypeVar("M", bound=BaseModel)
+_SIZED: dict[tuple[type[BaseModel], int], type[BaseModel]] = {}
+
+
+def sized(model: type[M], max_message_chars: int) -> type[M]:
+    """``model`` with its message text (``MessageText``) at most ``max_message_chars`` long: the
+    validator of a service with that limit, and what its /openapi.json describes."""
+    if max_message_chars == DEFAULT_MESSAGE_CHARS:
+        return model
+    key = (model, max_message_chars)
+    if key not in _SIZED:
+        fields: dict[str, Any] = {
+            name: (Annotated[text(max_message_chars), MESSAGE], Field(description=info.description))
+            for name, info in model.model_fields.items()
+            if any(m is MESSAGE for m in info.metadata)
+        }
+        _SIZED[key] = (
+            pydantic.create_model(model.__name__, __base__=model, __module__=model.__module__, **fields)
+            if fields
+            else model
+        )
+    return cast(type[M], _SIZED[key])
+
+
+# Room for the spaces and line breaks JSON allows between values, past a body's largest compact form.
+BODY_SLACK = 4096
+_BODY_LIMITS: dict[tuple[type[BaseModel], int, int, int], int] = {}
+
+
+def body_limit(model: type[BaseModel], limits: LimitsSettings) -> int:
+    """The most bytes a body of ``model`` may take: its largest valid value with every character of it
+    escaped, and BODY_SLACK; a body no schema bounds (document uploads) gets max_body_bytes."""
+    key = (model, limits.max_message_chars, limits.max_int_digits, limits.max_body_bytes)
+    if key not in _BODY_LIMITS:
+        schema = sized(model, limits.max_message_chars).model_json_schema()
+        largest = jsonio.largest(schema, jsonio.JSONLimits(limits.max_json_depth, limits.max_int_digits))
+        _BODY_LIMITS[key] = (
+            limits.max_body_bytes if largest is None else min(limits.max_body_bytes, largest + BODY_SLACK)
+        )
+    return _BODY_LIMITS[key]
 
 
 def json_limits(request: web.Request) -> jsonio.JSONLimits:
@@ -156,18 +288,38 @@ def json_limits(request: web.Request) -> jsonio.JSONLimits:
     return jsonio.JSONLimits(limits.max_json_depth, limits.max_int_digits)
 
 
-async def read_raw(request: web.Request) -> bytes:
-    """The request body, or a 4xx error: too large, or not decodable by its Content-Encoding."""
+async def read_raw(request: web.Request, limit: int | None = None) -> bytes:
+    """The request body, or a 4xx error: larger than ``limit`` bytes (by default, and at most,
+    max_body_bytes), refused by its Content-Length before any of it is read, else as soon as what has
+    arrived (decoded) passes it; or not decodable as its Content-Encoding says."""
+    most = request.app[keys.SETTINGS].limits.max_body_bytes
+    limit = most if limit is None else min(limit, most)
+    declared = request.content_length
+    if declared is not None and declared > limit:
+        raise PayloadTooLargeError(_too_large(request, limit))
+    body = bytearray()
     try:
-        return await request.read()
-    except web.HTTPRequestEntityTooLarge as exc:
-        limit = request.app[keys.SETTINGS].limits.max_body_bytes
-        raise PayloadTooLargeError(f"request body is larger than the limit of {limit} bytes") from exc
+        async for chunk in request.content.iter_any():
+            body += chunk
+            if len(body) > limit:
+                raise PayloadTooLargeError(_too_large(request, limit))
     except RequestPayloadError as exc:
-        encoding = request.headers.get("Content-Encoding", "none")
+        encoding = clip(request.headers.get("Content-Encoding", "none"), 40)
+        reason = " ".join(str(exc).split())
+        # A client's mistake, said once: no traceback, and aiohttp is told the body is over, so that it
+        # does not read it again at the end of the request and log the same failure as a crash.
+        logger.warning("%s %s: body not decodable as %s: %s", request.method, request.path, encoding, reason)
+        request.content.feed_eof()
         raise InvalidJSONError(
             f"request body cannot be read (Content-Encoding: {encoding}): send it as declared"
         ) from exc
+    return bytes(body)
+
+
+def _too_large(request: web.Request, limit: int) -> str:
+    resource = request.match_info.route.resource
+    where = resource.canonical if resource is not None else request.path
+    return f"request body is larger than the limit of {limit} bytes for {request.method} {where}"
 
 
 def parse_json(raw: bytes | str, request: web.Request, what: str = "request body") -> Any:
@@ -182,7 +334,7 @@ def parse_json(raw: bytes | str, request: web.Request, what: str = "request body
 
 async def read_body(request: web.Request, model: type[M]) -> M:
     """Parse and validate a JSON body, or raise a 4xx error that says what is wrong."""
-    raw = await read_raw(request)
+    raw = await read_raw(request, body_limit(model, request.app[keys.SETTINGS].limits))
     if not raw.strip():
         raise InvalidJSONError("request body is empty; send a JSON object")
     value = parse_json(raw, request)
@@ -193,15 +345,18 @@ def validate(model: type[M], value: Any, request: web.Request) -> M:
     """``value`` as ``model`` (strict: wrong types are errors), or validation_error naming the fields."""
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object")
+    limits = request.app[keys.SETTINGS].limits
     try:
-        return model.model_validate(value, context={"limits": request.app[keys.SETTINGS].limits})
+        return sized(model, limits.max_message_chars).model_validate(value, context={"limits": limits})
     except pydantic.ValidationError as exc:
-        raise ValidationError(_describe(exc.errors(include_url=False))) from exc
+        raise ValidationError(describe(exc.errors(include_url=False))) from exc
 
 
-async def read_json_object(request: web.Request) -> dict[str, Any]:
-    """A JSON object body (an empty body is an empty object), or a 4xx error."""
-    raw = await read_raw(request)
+async def read_json_object(request: web.Request, model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """A JSON object body (an empty body is an empty object), or a 4xx error; ``model``: what the body
+    will be validated as, whose largest value limits its size."""
+    limits = request.app[keys.SETTINGS].limits
+    raw = await read_raw(request, None if model is None else body_limit(model, limits))
     if not raw.strip():
         return {}
     value = parse_json(raw, request)
@@ -211,11 +366,12 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
 
 
 def user_id_param(value: str, where: str = "user_id") -> str:
-    """A user id from a query string or path, checked like the ones in bodies."""
+    """A user id from a query string or path, checked as the ones in bodies are."""
     try:
-        return user_id_rule(value)
-    except ValueError as exc:
-        raise ValidationError(f"{where}: {exc}") from exc
+        return USER_ID.validate_python(value, strict=True)
+    except pydantic.ValidationError as exc:
+        errors = [{**e, "loc": (where,)} for e in exc.errors(include_url=False)]
+        raise ValidationError(describe(errors)) from exc
 
 
 # A history page's cursor: a turn's seq, a whole number JavaScript reads exactly.
@@ -248,11 +404,15 @@ def _whole_number(query: MultiMapping[str], name: str, low: int, high: int, what
     return int(value)
 
 
-def _describe(errors: list[Any]) -> str:
+def describe(errors: list[Any]) -> str:
+    """Pydantic's errors for a person: the first five, each naming its field; a value the client sent
+    (an unknown key, a bad name) is repeated ECHO_CHARS characters at most."""
     parts = []
     for err in errors[:5]:
-        where = ".".join(str(p) for p in err["loc"]) or "body"
+        where = ".".join(clip(str(p)) for p in err["loc"]) or "body"
         msg = str(err["msg"]).removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}")
+        if err.get("type") == "string_pattern_mismatch":
+            msg = PATTERN_HELP.get(str((err.get("ctx") or {}).get("pattern")), msg)
+        parts.append(f"{where}: {clip(msg, 300)}")
     more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
     return "; ".join(parts) + more
