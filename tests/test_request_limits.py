@@ -215,12 +215,19 @@ async def test_a_bad_content_encoding_is_one_warning_and_a_400(
         headers = {"Content-Encoding": encoding, "Content-Type": "application/json"}
         resp = await app.post("/v1/search", data=b"this is not compressed" * 100, headers=headers)
         await error(resp, 400, "invalid_json")
+    # Refused before the body is read (no admin token, no such route): the body is not read by a
+    # handler, and draining it must not log a traceback either.
+    corrupt = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    await error(
+        await app.post("/v1/admin/reindex", data=b"not gzip" * 100, headers=corrupt), 401, "unauthorized"
+    )
+    await error(await app.post("/v1/nowhere", data=b"not gzip" * 100, headers=corrupt), 404, "not_found")
     await asyncio.sleep(0.5)  # aiohttp logs what it finds after the response, if anything
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR], [
         (r.name, r.getMessage()) for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR
     ]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 3, [r.getMessage() for r in warnings]
+    assert len(warnings) == 5, [r.getMessage() for r in warnings]
     assert all("decod" in r.getMessage() for r in warnings)
     assert (await app.post("/v1/search", json={"query": "Lisbon trams"})).status == 200
 

@@ -42,6 +42,33 @@ def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
 
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response = await _answer(request, handler)
+    if request.body_exists and "Content-Encoding" in request.headers and not request.content.is_eof():
+        await _drain(request, response)
+    return response
+
+
+# A compressed body a handler did not read (refused first: 401, 404, 429) is drained here, at most this
+# much, instead of by aiohttp after the response, which logs a body that does not decode as an
+# "Unhandled exception" traceback.
+DRAIN_BYTES = 64 * 1024
+
+
+async def _drain(request: web.Request, response: web.StreamResponse) -> None:
+    read = 0
+    try:
+        while read <= DRAIN_BYTES and (chunk := await request.content.readany()):
+            read += len(chunk)
+    except Exception as exc:  # a body that does not decode as it says: the connection is spent
+        logger.warning("%s %s: unread body not decodable: %s", request.method, request.path, str(exc)[:200])
+        request.content.feed_eof()  # over: aiohttp must not read it again and log it as a crash
+        response.force_close()
+        return
+    if not request.content.is_eof():
+        response.force_close()
+
+
+async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except WayfarerError as exc:
