@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
+from dataclasses import dataclass
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
@@ -55,6 +56,22 @@ def _check_link(value: str) -> str:
 Link = Annotated[str, AfterValidator(_check_link)]
 
 
+Days = tuple[dt.date, dt.date]  # the first and the last day, both included
+Lookup = tuple[Literal["airport", "city"], str]  # an IATA code, read as an airport's or a city's
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where and when a result is, from its own fields, for whoever places it (the index's place
+    filters, the recall's "the hotels you found in Lisbon"): no one needs to know each result's type."""
+
+    codes: tuple[str, ...] = ()  # every IATA code it is about (a flight's airports)
+    route: tuple[str, str] | None = None  # a route's origin and destination
+    lookups: tuple[Lookup, ...] = ()  # how to find the city it is in or goes to, in order
+    point: tuple[float, float] | None = None  # its coordinates, when codes do not place it
+    days: tuple[Days, ...] = ()  # departures, a stay's nights, a forecast's day
+
+
 class Result(BaseModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
@@ -72,6 +89,10 @@ class Result(BaseModel):
 
     def render(self) -> str:
         raise NotImplementedError
+
+    def where(self) -> Where:
+        """Where and when this result is; nowhere in particular unless a result type says."""
+        return Where()
 
 
 def money(amount: float | None, currency: str | None) -> str:
@@ -170,6 +191,18 @@ class FlightOffer(Result):
         who = f" for {self.adults} adults" if self.adults > 1 else ""
         return f"Flight {trips}. {self.cabin.replace('_', ' ').lower()}, {money(self.price, self.currency)} total{who}."
 
+    def where(self) -> Where:
+        airports = {s.origin for it in self.itineraries for s in it.segments}
+        airports |= {s.destination for it in self.itineraries for s in it.segments}
+        # Each way's departure, in local time at its airport.
+        days = dict.fromkeys(it.segments[0].departure.date() for it in self.itineraries)
+        return Where(
+            codes=tuple(sorted(airports)),
+            route=(self.origin, self.destination),
+            lookups=(("airport", self.destination), ("city", self.destination)),
+            days=tuple((d, d) for d in days),
+        )
+
 
 class HotelOffer(Result):
     kind: Literal["hotel_offer"] = "hotel_offer"
@@ -204,6 +237,12 @@ class HotelOffer(Result):
             f"{room}: {money(self.price, self.currency)} total, about {money(per_night, self.currency)} a night."
         )
 
+    def where(self) -> Where:
+        last_night = max(self.check_in, self.check_out - dt.timedelta(days=1))  # checking out is no night
+        return Where(
+            codes=(self.city_code,), lookups=(("city", self.city_code),), days=((self.check_in, last_night),)
+        )
+
 
 class Activity(Result):
     kind: Literal["activity"] = "activity"
@@ -226,6 +265,11 @@ class Activity(Result):
         rating = f", rated {self.rating:.1f}" if self.rating is not None else ""
         duration = f", {self.duration}" if self.duration else ""
         return f"{self.name}: {money(self.price, self.currency)}{duration}{rating}."
+
+    def where(self) -> Where:
+        if self.latitude is None or self.longitude is None:
+            return Where()
+        return Where(point=(self.latitude, self.longitude))
 
 
 class Location(Result):
@@ -250,6 +294,10 @@ class Location(Result):
             city = f" in {self.city_name.title()}" if self.city_name else ""
             return f"{self.name.title()} airport ({self.iata}){city}{country}."
         return f"{self.name.title()} ({self.iata}), city{country}."
+
+    def where(self) -> Where:
+        lookups: tuple[Lookup, ...] = (("city", self.city_code or self.iata), ("airport", self.iata))
+        return Where(codes=tuple(c for c in (self.iata, self.city_code) if c), lookups=lookups)
 
 
 class WeatherDay(Result):
@@ -279,6 +327,9 @@ class WeatherDay(Result):
             parts.append(f"{self.precipitation_mm:.1f} mm")
         return f"{self.place} on {self.date:%a %Y-%m-%d}: " + ", ".join(parts) + "."
 
+    def where(self) -> Where:
+        return Where(point=(self.latitude, self.longitude), days=((self.date, self.date),))
+
 
 class FarePoint(Result):
     """A cached, indicative fare from the inspiration or cheapest-dates endpoints."""
@@ -300,6 +351,15 @@ class FarePoint(Result):
         return (
             f"{self.origin} → {self.destination} leaving {self.departure_date:%Y-%m-%d}{back}: from "
             f"{money(self.price, self.currency)} (indicative, cached by the provider)."
+        )
+
+    def where(self) -> Where:
+        days = tuple((d, d) for d in (self.departure_date, self.return_date) if d is not None)
+        return Where(
+            codes=(self.origin, self.destination),
+            route=(self.origin, self.destination),
+            lookups=(("city", self.destination),),
+            days=days,
         )
 
 

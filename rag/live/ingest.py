@@ -27,9 +27,9 @@ from typing import Any
 import pydantic
 
 from connectors.base import Terms
-from connectors.locations import LocationCatalogue
-from connectors.models import Activity, FarePoint, FlightOffer, HotelOffer, Location, Result, WeatherDay
+from connectors.models import Result, Where
 from connectors.params import ToolParams
+from connectors.places import LocationCatalogue
 from connectors.tools import ToolCall
 from rag.embedding.base import Embedder, SparseEncoder, SparseVector
 from rag.ingest.documents import norm
@@ -244,50 +244,35 @@ class LiveIngestor:
         return payload
 
     def _geography(self, r: Result) -> dict[str, Any]:
-        codes: list[str] = []
+        """The index's place fields of a result (``iata``, ``city``, ``city_norm``, ``country_code``),
+        from where the result says it is (``Result.where``)."""
+        where = r.where()
         city = None
-        if isinstance(r, FlightOffer):
-            codes = sorted(
-                {s.origin for it in r.itineraries for s in it.segments}
-                | {s.destination for it in r.itineraries for s in it.segments}
-            )
-            city = self._catalogue.city_of_airport(r.destination) or self._catalogue.city(r.destination)
-        elif isinstance(r, HotelOffer):
-            codes, city = [r.city_code], self._catalogue.city(r.city_code)
-        elif isinstance(r, Location):
-            codes = [c for c in (r.iata, r.city_code) if c]
-            city = self._catalogue.city(r.city_code or r.iata) or self._catalogue.city_of_airport(r.iata)
-        elif isinstance(r, FarePoint):
-            codes, city = [r.origin, r.destination], self._catalogue.city(r.destination)
-        elif isinstance(r, Activity | WeatherDay) and r.latitude is not None and r.longitude is not None:
-            near, km = self._catalogue.nearest_city(r.latitude, r.longitude)
+        for how, code in where.lookups:
+            city = self._catalogue.city_of_airport(code) if how == "airport" else self._catalogue.city(code)
+            if city is not None:
+                break
+        if city is None and where.point is not None and not where.lookups:
+            near, km = self._catalogue.nearest_city(*where.point)
             city = near if km < 60 else None
         out: dict[str, Any] = {}
-        if codes:
-            out["iata"] = codes
+        if where.codes:
+            out["iata"] = list(where.codes)
         if city is not None:
             out.update(city=city.name, city_norm=norm(city.name), country_code=city.country_code)
         else:
             # Not one of the destination cities: the gazetteer still knows where it is (Kansas City).
-            name, country = self._anywhere(r)
+            name, country = self._anywhere(where)
             if name:
                 out.update(city=name, city_norm=norm(name), country_code=country)
         return out
 
-    def _anywhere(self, r: Result) -> tuple[str | None, str | None]:
-        code = None
-        if isinstance(r, FlightOffer | FarePoint):
-            code = r.destination
-        elif isinstance(r, HotelOffer):
-            code = r.city_code
-        elif isinstance(r, Location):
-            code = r.city_code or r.iata
-        if code:
-            place = self._catalogue.resolve(code)
+    def _anywhere(self, where: Where) -> tuple[str | None, str | None]:
+        if where.lookups:
+            place = self._catalogue.resolve(where.lookups[0][1])
             return (place.city_name, place.country_code) if place else (None, None)
-        latitude, longitude = getattr(r, "latitude", None), getattr(r, "longitude", None)
-        if latitude is not None and longitude is not None:
-            near = self._catalogue.gazetteer.by_point.nearest(latitude, longitude, 30)
+        if where.point is not None:
+            near = self._catalogue.gazetteer.by_point.nearest(*where.point, 30)
             if near is not None:
                 return near[0].name, near[0].country_code
         return None, None

@@ -9,17 +9,15 @@ that are about no day (activities, places); a question about a place leaves out 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from connectors.locations import Place
-from connectors.models import FarePoint, FlightOffer, HotelOffer, Location, Result, WeatherDay
+from connectors.models import Days, Result
+from connectors.places import Place
 from rag.ingest.documents import norm
 
 Role = Literal["origin", "destination"]
-Days = tuple[dt.date, dt.date]  # the first and the last day, both included
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,35 +73,18 @@ def whereabouts(
             return Spot(frozenset({code}), "", None)
         return Spot(frozenset({code, place.city_code}), norm(place.city_name), place.country_code)
 
-    if isinstance(result, FlightOffer | FarePoint):
-        ends = (at(result.origin), at(result.destination))
-        return Whereabouts(ends, ends, _days(result))
-    codes: set[str] = set()
-    if isinstance(result, HotelOffer):
-        codes = {result.city_code}
-    elif isinstance(result, Location):
-        codes = {c for c in (result.iata, result.city_code) if c}
+    where = result.where()
+    if where.route is not None:
+        ends = (at(where.route[0]), at(where.route[1]))
+        return Whereabouts(ends, ends, where.days)
+    codes = set(where.codes)
     name, country = payload.get("city_norm"), payload.get("country_code")
     if not codes and not isinstance(name, str):
-        return Whereabouts((), None, _days(result))
+        return Whereabouts((), None, where.days)
     spot = Spot(
         frozenset(codes), name if isinstance(name, str) else "", country if isinstance(country, str) else None
     )
-    return Whereabouts((spot,), None, _days(result))
-
-
-def _days(result: Result) -> tuple[Days, ...]:
-    if isinstance(result, FlightOffer):  # each way's departure, in local time at its airport
-        return tuple(
-            (d, d) for d in dict.fromkeys(it.segments[0].departure.date() for it in result.itineraries)
-        )
-    if isinstance(result, FarePoint):
-        return tuple((d, d) for d in (result.departure_date, result.return_date) if d is not None)
-    if isinstance(result, HotelOffer):  # the nights: the day of checking out is not one
-        return ((result.check_in, max(result.check_in, result.check_out - dt.timedelta(days=1))),)
-    if isinstance(result, WeatherDay):
-        return ((result.date, result.date),)
-    return ()
+    return Whereabouts((spot,), None, where.days)
 
 
 def matches(where: Whereabouts, focus: RecallFocus) -> bool:
