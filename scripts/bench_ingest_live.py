@@ -27,7 +27,7 @@ import aiohttp  # noqa: E402
 
 from rag.retrieval.metrics import percentile  # noqa: E402
 from rag.web import keys  # noqa: E402
-from scripts._common import serve_in_process  # noqa: E402
+from scripts._common import NO_RATE_LIMITS, serve_in_process  # noqa: E402
 
 FAST = {
     "WAYFARER_CONNECTORS__MIN_INTERVAL_MS": "0",
@@ -90,7 +90,7 @@ async def latency(users: int, n: int, think: float) -> None:
     results = {}
     for label, ingest in (("off", "false"), ("on", "true"), ("off ", "false"), ("on ", "true")):
         env = {**FAST, "WAYFARER_LIVE__INGEST": ingest, "WAYFARER_LIVE__CACHE": "false"}
-        async with serve_in_process(env) as (url, app):
+        async with serve_in_process({**env, **NO_RATE_LIMITS}) as (url, app):
             await load(url, 2, 4)  # warm-up: token, connections, model
             await app[keys.TASKS].drain()
             start = time.perf_counter()
@@ -114,7 +114,7 @@ async def latency(users: int, n: int, think: float) -> None:
 
 async def conversations(users: int) -> None:
     env = {**FAST, "WAYFARER_LIVE__INGEST": "true", "WAYFARER_LIVE__CACHE": "true"}
-    async with serve_in_process(env) as (url, app):
+    async with serve_in_process({**env, **NO_RATE_LIMITS}) as (url, app):
         repeated = from_index = 0
         async with aiohttp.ClientSession() as session:
             for u in range(users):

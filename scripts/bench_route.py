@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp  # noqa: E402
 
-from scripts._common import serve_in_process  # noqa: E402
+from scripts._common import NO_RATE_LIMITS, serve_in_process  # noqa: E402
 from scripts.eval_dialogues import subset  # noqa: E402
 from scripts.sgd_data import load_dialogues  # noqa: E402
 
@@ -61,7 +61,7 @@ def percentile(values: list[float], q: float) -> float:
 async def main(n: int) -> None:
     dialogues = subset(load_dialogues("dev"), None, n)
     turns = [(d.dialogue_id, t.utterance) for d in dialogues for t in d.user_turns()]
-    async with serve_in_process(SETTINGS) as (base, app):
+    async with serve_in_process({**SETTINGS, **NO_RATE_LIMITS}) as (base, app):
         from rag.web import keys
 
         router = app[keys.ROUTER]

@@ -46,8 +46,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp  # noqa: E402
 
-from connectors.gazetteer import fold  # noqa: E402
-from connectors.locations import LocationCatalogue  # noqa: E402
+from connectors.places import (
+    LocationCatalogue,  # noqa: E402
+    fold,  # noqa: E402
+)
 from scripts.sgd_data import (  # noqa: E402
     COUNTS,
     DATES,
@@ -561,19 +563,23 @@ async def _wait_ready(base: str, within: float = 3600) -> None:
 @asynccontextmanager
 async def local_service() -> AsyncIterator[str]:
     """The service in this process on a private copy of a seeded data directory (seeded once, cached)."""
-    from scripts._common import serve_in_process
+    from scripts._common import NO_RATE_LIMITS, serve_in_process
 
     template = CACHE / "data"
     if not (CACHE / "seeded").exists():
         print(f"seeding {template} (first run only)", file=sys.stderr, flush=True)
         template.mkdir(parents=True, exist_ok=True)
-        async with serve_in_process({**SETTINGS, "WAYFARER_SERVER__DATA_DIR": str(template)}) as (url, _):
+        async with serve_in_process(
+            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(template)}
+        ) as (url, _):
             await _wait_ready(url)
         (CACHE / "seeded").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(template, data)
-        async with serve_in_process({**SETTINGS, "WAYFARER_SERVER__DATA_DIR": str(data)}) as (url, _):
+        async with serve_in_process(
+            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(data)}
+        ) as (url, _):
             await _wait_ready(url)
             yield url
 

@@ -53,17 +53,20 @@ async def evaluate(
 
 async def in_process(rows: list[dict[str, Any]]) -> tuple[list[tuple[set[str], set[str]]], list[float]]:
     """The service on the embedded defaults in this process (no seeding: routing does not need it)."""
-    from scripts._common import serve_in_process
+    from scripts._common import NO_RATE_LIMITS, serve_in_process
 
-    async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false"}) as (url, _):
+    async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false", **NO_RATE_LIMITS}) as (url, _):
         return await evaluate(url, rows)
 
 
 async def evaluate_all(url: str | None, sets: dict[str, list[dict[str, Any]]]) -> None:
     if url is None:
-        from scripts._common import serve_in_process
+        from scripts._common import NO_RATE_LIMITS, serve_in_process
 
-        async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false"}) as (local, _):
+        async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false", **NO_RATE_LIMITS}) as (
+            local,
+            _,
+        ):
             await evaluate_all(local, sets)
         return
     await evaluate(url, [{"text": "warm up the model", "expected_tools": []}])
