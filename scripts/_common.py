@@ -106,11 +106,10 @@ async def serve_in_process(env: dict[str, str]) -> AsyncIterator[tuple[str, Any]
                 if v is None:
                     os.environ.pop(k, None)
                 else:
-                    os.environ[k] = (
-                        v  # Evaluations send many requests as few callers: the per-caller rate limits would refuse them, and
-                    )
+                    os.environ[k] = v
 
 
+# Evaluations send many requests as few callers: the per-caller rate limits would refuse them, and
 # refusals are not what an evaluation measures. A benchmark of the defaults (bench_soak) keeps them.
 NO_RATE_LIMITS = {
     "WAYFARER_SERVER__CHAT_RATE_LIMIT": "0",
