@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from connectors.gazetteer import fold
+from connectors.places import fold
 
 # Code -> the airline's own name first, then other names it goes by.
 AIRLINES: dict[str, tuple[str, ...]] = {

@@ -26,10 +26,17 @@ from connectors.amadeus_fields import (
     describe_error,
     flight_offer,
     in_category,
+    location,
     optional_float,
     room_text,
 )
 from connectors.base import Terms
+from connectors.errors import (
+    ConfigError,
+    ProviderAuthError,
+    ProviderResponseError,
+    ProviderUnavailableError,
+)
 from connectors.http import JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import (
     Activity,
@@ -52,12 +59,10 @@ from connectors.params import (
 )
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj
-from rag.errors import ProviderAuthError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
 TOKEN_PATH = "/v1/security/oauth2/token"
-SUB_TYPES = frozenset({"CITY", "AIRPORT"})
 
 
 # Amadeus-compatible endpoints: results follow each tool's freshness.
@@ -286,31 +291,12 @@ class AmadeusConnector:
         body = await self._get(
             "/v1/reference-data/locations", {"subType": sub, "keyword": p.keyword, "page[limit]": str(limit)}
         )
-        now = _now()
+        common = self._common()
 
-        def location(loc: dict[str, Any]) -> list[Location]:
-            if loc["subType"] not in SUB_TYPES:  # a POINT_OF_INTEREST or a type not yet documented
-                raise ValueError(f"location subType {str(loc['subType'])[:40]!r} is not a city or airport")
-            address = obj(loc.get("address"))
-            geo = obj(loc.get("geoCode"))
-            return [
-                Location(
-                    provider=self.name,
-                    sandbox=self.sandbox,
-                    fetched_at=now,
-                    location_id=str(loc.get("id") or f"{loc['subType'][0]}{loc['iataCode']}"),
-                    sub_type=str(loc["subType"]),
-                    name=str(loc["name"]),
-                    iata=str(loc["iataCode"]),
-                    city_name=address.get("cityName"),
-                    city_code=address.get("cityCode"),
-                    country_code=address.get("countryCode"),
-                    latitude=optional_float(geo.get("latitude")),
-                    longitude=optional_float(geo.get("longitude")),
-                )
-            ]
+        def one(loc: dict[str, Any]) -> list[Location]:
+            return [location(loc, **common)]
 
-        return each(body["data"], location, "Amadeus", "locations")[:limit]
+        return each(body["data"], one, "Amadeus", "locations")[:limit]
 
     async def _inspiration(self, p: FlightInspirationParams, limit: int) -> list[FarePoint]:
         q = {"origin": p.origin, "oneWay": str(p.one_way).lower(), "nonStop": str(p.nonstop).lower()}
@@ -382,11 +368,10 @@ def _now() -> dt.datetime:
 
 def _build(ctx: BuildContext) -> AmadeusConnector:
     c = ctx.settings
-    if ctx.sandbox_url is not None:
-        base, (client_id, secret) = ctx.sandbox_url, SANDBOX_CLIENT
-    else:
-        base, client_id = c.amadeus_base_url, c.amadeus_client_id
-        secret = c.amadeus_client_secret.get_secret_value()
+    base, secret = ctx.credentials("amadeus_client_secret", "amadeus_base_url", SANDBOX_CLIENT[1])
+    client_id = SANDBOX_CLIENT[0] if ctx.sandbox else c.amadeus_client_id
+    if client_id is None:
+        raise ConfigError("WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID is not set")
     return AmadeusConnector(
         ctx.session,
         base,

@@ -1,5 +1,6 @@
-"""Amadeus fields into our values: segments, ISO durations, optional numbers, room and cancellation text,
-an activity's category by its words, and Amadeus error bodies into ErrorInfo.
+"""Amadeus fields into our values: flight offers and their segments, activities, cities and airports, ISO
+durations, optional numbers, room and cancellation text, an activity's category by its words, and Amadeus
+error bodies into ErrorInfo.
 
 Pure. Each function takes what the provider sent, which may be of any JSON type; a wrong type either
 yields None (optional values) or raises one of connectors.shapes.UNREADABLE (required ones).
@@ -13,10 +14,11 @@ import re
 from typing import Any
 
 from connectors.http import ErrorInfo
-from connectors.models import Activity, FlightOffer, Itinerary, Segment, is_safe_link
+from connectors.models import Activity, FlightOffer, Itinerary, Location, Segment, is_safe_link
 from connectors.shapes import obj, text
 
 CABINS = frozenset({"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"})
+SUB_TYPES = frozenset({"CITY", "AIRPORT"})
 
 
 def flight_offer(
@@ -64,6 +66,27 @@ def activity(a: dict[str, Any], **common: Any) -> Activity:
         duration=a.get("minimumDuration"),
         # A link that is not a plain http(s) URL is left out; the activity is kept.
         booking_link=link if isinstance(link, str) and is_safe_link(link) else None,
+    )
+
+
+def location(loc: dict[str, Any], **common: Any) -> Location:
+    """One city or airport (``common``: provider, sandbox, fetched_at); a POINT_OF_INTEREST or a type not
+    yet documented is refused (ValueError, which costs that location only)."""
+    if loc["subType"] not in SUB_TYPES:
+        raise ValueError(f"location subType {str(loc['subType'])[:40]!r} is not a city or airport")
+    address = obj(loc.get("address"))
+    geo = obj(loc.get("geoCode"))
+    return Location(
+        **common,
+        location_id=str(loc.get("id") or f"{loc['subType'][0]}{loc['iataCode']}"),
+        sub_type=str(loc["subType"]),
+        name=str(loc["name"]),
+        iata=str(loc["iataCode"]),
+        city_name=address.get("cityName"),
+        city_code=address.get("cityCode"),
+        country_code=address.get("countryCode"),
+        latitude=optional_float(geo.get("latitude")),
+        longitude=optional_float(geo.get("longitude")),
     )
 
 

@@ -26,13 +26,15 @@ import aiohttp
 
 from connectors.amadeus_fields import iso_minutes
 from connectors.base import Terms
+from connectors.errors import ProviderResponseError, ProviderUnavailableError
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import FlightOffer, Itinerary, Result, Segment
 from connectors.params import FlightSearchParams, ToolParams
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj
-from rag.errors import ProviderResponseError, ProviderUnavailableError
 
+# The key the offline sandbox accepts for this dialect (connectors/sandbox/ imports it).
+SANDBOX_KEY = "sandbox-duffel-token"
 VERSION = "v2"
 OFFER_REQUESTS = "/air/offer_requests"
 CHILD_AGE = 8
@@ -212,9 +214,7 @@ def _unique(offers: list[FlightOffer]) -> list[FlightOffer]:
 
 
 def _build(ctx: BuildContext) -> DuffelConnector:
-    from connectors.sandbox.duffel_api import SANDBOX_TOKEN
-
-    base, token = ctx.credentials("duffel_token", "duffel_base_url", SANDBOX_TOKEN)
+    base, token = ctx.credentials("duffel_token", "duffel_base_url", SANDBOX_KEY)
     return DuffelConnector(
         ctx.session, base, token, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
     )

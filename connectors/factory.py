@@ -1,32 +1,59 @@
 """Build the tool runner from settings: a provider per tool (connectors/providers.py chooses), the
-offline sandbox when a tool goes to it, one HTTP session."""
+offline sandbox when a tool goes to it, one HTTP session.
+
+It reads the ``connectors`` section, two limits and today's date (``ToolSettings``), which the service's
+settings have; the sandbox, a test double at the edge, is imported only when a tool goes to it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
 
 from connectors.base import Provider
+from connectors.errors import ConfigError
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.params import ToolParams
+from connectors.places import LocationCatalogue
 from connectors.providers import BuildContext, Choice, choose, is_online
+from connectors.settings import ConnectorSettings
 from connectors.tools import ToolRunner
-from rag.errors import ConfigError
-from rag.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 
+class ToolLimits(Protocol):
+    """The limits building the tools reads: a provider's body size and a tool call's deadline."""
+
+    @property
+    def provider_max_bytes(self) -> int: ...
+
+    @property
+    def tool_deadline_seconds(self) -> float: ...
+
+
+class ToolSettings(Protocol):
+    """What building the tools reads of the settings it is given (the service's have all of it)."""
+
+    @property
+    def connectors(self) -> ConnectorSettings: ...
+
+    @property
+    def limits(self) -> ToolLimits: ...
+
+    def today(self) -> dt.date: ...
+
+
 def create_providers(
-    settings: Settings,
+    settings: ToolSettings,
     tools: Iterable[str],
     session: aiohttp.ClientSession,
     sandbox_url: str | None = None,
@@ -53,6 +80,7 @@ def create_providers(
                 policy,
                 settings.limits.provider_max_bytes,
                 places,
+                choice.provider.config,
             )
             try:
                 built[key] = choice.provider.build(ctx)
@@ -62,7 +90,7 @@ def create_providers(
     return providers
 
 
-def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dict[str, Any]]:
+def describe(choices: Mapping[str, Choice], settings: ToolSettings) -> dict[str, dict[str, Any]]:
     """Per tool: its provider now, why, and every provider that could serve it (configured or not)."""
     c = settings.connectors
     online = is_online(c)
@@ -87,7 +115,9 @@ def describe(choices: Mapping[str, Choice], settings: Settings) -> dict[str, dic
 
 
 @contextlib.asynccontextmanager
-async def open_tools(settings: Settings, tools: Mapping[str, type[ToolParams]]) -> AsyncIterator[ToolSession]:
+async def open_tools(
+    settings: ToolSettings, tools: Mapping[str, type[ToolParams]]
+) -> AsyncIterator[ToolSession]:
     """The runner of ``tools`` (name -> parameter model) with its HTTP session, and the in-process
     sandbox if any tool goes to it."""
     choices = choose(settings.connectors, tools)

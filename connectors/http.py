@@ -28,8 +28,7 @@ from typing import Any
 
 import aiohttp
 
-from connectors.text import CODE_CHARS, DETAIL_CHARS, clean_text
-from rag.errors import (
+from connectors.errors import (
     ProviderAuthError,
     ProviderError,
     ProviderRateLimitedError,
@@ -37,6 +36,7 @@ from rag.errors import (
     ProviderResponseError,
     ProviderUnavailableError,
 )
+from connectors.text import CODE_CHARS, DETAIL_CHARS, clean_text
 
 logger = logging.getLogger(__name__)
 

@@ -22,16 +22,18 @@ import aiohttp
 
 from connectors.amadeus_fields import optional_float
 from connectors.base import Terms
+from connectors.errors import ProviderResponseError, ProviderUnavailableError
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
-from connectors.locations import LocationCatalogue, fold
 from connectors.models import HotelOffer, Result
 from connectors.params import HotelSearchParams, ToolParams
+from connectors.places import LocationCatalogue, fold
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj, text
-from rag.errors import ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
+# The key the offline sandbox accepts for this dialect (connectors/sandbox/ imports it).
+SANDBOX_KEY = "sandbox-liteapi-key"
 HOTELS_PATH = "/v3.0/data/hotels"
 RATES_PATH = "/v3.0/hotels/rates"
 NO_AVAILABILITY = 2001  # LiteAPI's answer to a search that found no rooms
@@ -224,9 +226,7 @@ class LiteApiConnector:
 
 
 def _build(ctx: BuildContext) -> LiteApiConnector:
-    from connectors.sandbox.liteapi_api import API_KEY
-
-    base, key = ctx.credentials("liteapi_key", "liteapi_base_url", API_KEY)
+    base, key = ctx.credentials("liteapi_key", "liteapi_base_url", SANDBOX_KEY)
     return LiteApiConnector(
         ctx.session,
         base,

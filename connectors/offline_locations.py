@@ -1,11 +1,11 @@
 """location_search answered offline from the place catalogue: no network, no key, real data.
 
 Amadeus Self-Service's Airport & City Search is gone, and a city or airport look-up needs no live
-provider: connectors.locations (over connectors.gazetteer: every city of 15,000 people or more with its
-names in other languages, every IATA airport, every country) already knows what a traveller means by
-"Lisboa", "LHR", "Pariss" or "Paris, Texas". This provider turns a keyword into Location results with
-the same identities the Amadeus results carry ("C" or "A" and the IATA code: CPAR, ALHR), so the same
-place seen through either provider deduplicates.
+provider: the place catalogue (connectors.places, over its gazetteer: every city of 15,000 people or
+more with its names in other languages, every IATA airport, every country) already knows what a
+traveller means by "Lisboa", "LHR", "Pariss" or "Paris, Texas". This provider turns a keyword into
+Location results with the same identities the Amadeus results carry ("C" or "A" and the IATA code:
+CPAR, ALHR), so the same place seen through either provider deduplicates.
 
 What a keyword matches, best first:
 1. an IATA code, exactly: the metropolitan city (LON) and the airport (LHR) it names;
@@ -32,12 +32,11 @@ from typing import TypeVar
 from rapidfuzz import fuzz, process
 
 from connectors.base import Terms
-from connectors.gazetteer import fold
-from connectors.locations import LocationCatalogue, Place
+from connectors.errors import ProviderUnavailableError
 from connectors.models import Location, Result
 from connectors.params import LocationSearchParams, ToolParams
+from connectors.places import LocationCatalogue, Place, fold
 from connectors.providers import BuildContext, ProviderSpec
-from rag.errors import ProviderUnavailableError
 
 PREFIX_MIN_CHARS = 3  # "pa" would list every Pa... town: two letters match the destination cities only
 PREFIX_CITIES = 40  # gazetteer cities a prefix may add before ranking (the biggest win)
@@ -65,7 +64,7 @@ TERMS = Terms(attribution="Places: GeoNames (CC BY 4.0) and airportsdata")
 
 
 class OfflineLocationsConnector:
-    """The location_search provider over a LocationCatalogue (connectors.locations)."""
+    """The location_search provider over a LocationCatalogue (connectors.places)."""
 
     name = "catalogue"
     terms = TERMS

@@ -9,13 +9,13 @@ from typing import Any
 import aiohttp
 
 from connectors.base import Terms
+from connectors.errors import ProviderResponseError, ProviderUnavailableError, UnknownLocationError
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
-from connectors.locations import fold
 from connectors.models import Result, WeatherDay
 from connectors.params import ToolParams, WeatherForecastParams
+from connectors.places import fold
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj
-from rag.errors import ProviderResponseError, ProviderUnavailableError, UnknownLocationError
 
 DAILY = (
     "weather_code",

@@ -27,15 +27,17 @@ from typing import Any
 import aiohttp
 
 from connectors.base import Terms
+from connectors.errors import ProviderError, ProviderResponseError, ProviderUnavailableError
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import Activity, Result, is_safe_link
 from connectors.params import ActivitySearchParams, ToolParams
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items, obj, text
-from rag.errors import ProviderError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
+# The key the offline sandbox accepts for this dialect (connectors/sandbox/ imports it).
+SANDBOX_KEY = "sandbox-opentripmap-key"
 KINDS = "interesting_places"  # the root of OpenTripMap's category tree: sights, culture, nature, food
 # Our categories (connectors.params.ActivityCategory) as branches of OpenTripMap's tree.
 CATEGORY_KINDS: dict[str, str] = {
@@ -180,9 +182,7 @@ def _rate(value: Any) -> int:
 
 
 def _build(ctx: BuildContext) -> OpenTripMapConnector:
-    from connectors.sandbox.opentripmap_api import API_KEY
-
-    base, key = ctx.credentials("opentripmap_key", "opentripmap_base_url", API_KEY)
+    base, key = ctx.credentials("opentripmap_key", "opentripmap_base_url", SANDBOX_KEY)
     return OpenTripMapConnector(
         ctx.session, base, key, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
     )

@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from connectors.airlines import resolve_airline
-from connectors.locations import LocationCatalogue, Place
+from connectors.places import LocationCatalogue, Place
 
 MAX_DAYS_AHEAD = 361
 # The longest place a parameter names ("Llanfairpwllgwyngyll, Wales" and "Lisbon, Portugal" fit): a

@@ -4,7 +4,9 @@
 A provider is one module: its connector class, its terms (connectors.base.Terms) and its ``PROVIDER``
 declaration (name, tools, the settings that hold its key, where to sign up, how to build it). Built-in
 providers are listed in BUILTIN, in the order ``auto`` prefers them; one outside this package is named
-by its module path in ``WAYFARER_CONNECTORS__PROVIDERS`` ({"flight_search": "mypackage.myprovider"}).
+by its module path in ``WAYFARER_CONNECTORS__PROVIDERS`` ({"flight_search": "mypackage.myprovider"})
+and brings its own settings model (``ProviderSpec.config``): its key is then read from
+``WAYFARER_CONNECTORS__<FIELD>`` with nothing else to change.
 
 Modes (``WAYFARER_CONNECTORS__MODE``):
 - ``auto``: per tool, the provider named for it in PROVIDERS, else the first built-in that serves it
@@ -22,14 +24,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, SecretStr
+
 from connectors.base import Provider
-from rag.errors import ConfigError
+from connectors.errors import ConfigError
+from connectors.settings import ConnectorSettings
 
 if TYPE_CHECKING:
     import aiohttp
 
     from connectors.http import RetryPolicy
-    from connectors.locations import LocationCatalogue
+    from connectors.places import LocationCatalogue
 
 # Built-in provider modules, in the order ``auto`` prefers them for a tool: the ones a developer can sign
 # up for today first, Amadeus-compatible endpoints last (Amadeus Self-Service closed in July 2026).
@@ -47,27 +52,31 @@ BUILTIN = (
 @dataclass(frozen=True)
 class BuildContext:
     """What building a provider may use: the app's HTTP session, the ``connectors`` settings section,
-    the sandbox's URL when this provider talks to it, the retry policy and size limit, the places."""
+    the sandbox's URL when this provider talks to it, the retry policy and size limit, the places, and
+    the provider's own settings model if it declares one (``ProviderSpec.config``)."""
 
     session: aiohttp.ClientSession
-    settings: Any  # rag.settings.ConnectorSettings
+    settings: ConnectorSettings
     sandbox_url: str | None
     policy: RetryPolicy
     max_bytes: int
     catalogue: LocationCatalogue
+    config: type[BaseModel] | None = None
 
     @property
     def sandbox(self) -> bool:
         return self.sandbox_url is not None
 
     def credentials(self, key: str, base_url: str, sandbox_key: str) -> tuple[str, str]:
-        """(base URL, key): the sandbox's and its own key, or the configured ones (the setting named)."""
+        """(base URL, key): the sandbox's and its own key, or the configured ones (the settings named,
+        read from the provider's own settings model when it has one)."""
         if self.sandbox_url is not None:
             return self.sandbox_url, sandbox_key
-        secret = getattr(self.settings, key)
-        if secret is None:
+        values = settings_of(self.config, self.settings)
+        secret = getattr(values, key, None)
+        if not secret:
             raise ConfigError(f"WAYFARER_CONNECTORS__{key.upper()} is not set")
-        return str(getattr(self.settings, base_url)), str(secret.get_secret_value())
+        return str(getattr(values, base_url)), _plain(secret)
 
 
 @dataclass(frozen=True)
@@ -84,15 +93,39 @@ class ProviderSpec:
     about: str = ""
     # Settings of the ``connectors`` section it reads besides its keys (base URLs), for the docs.
     settings: tuple[str, ...] = field(default_factory=tuple)
+    # Its own settings model, whose fields (``keys`` and ``settings`` among them) are read from
+    # WAYFARER_CONNECTORS__<FIELD>: how a provider outside the package gets its key. None: its settings
+    # are fields of ConnectorSettings (the built-in providers').
+    config: type[BaseModel] | None = None
 
-    def configured(self, connectors: Any, *, online: bool) -> bool:
+    def __post_init__(self) -> None:
+        if self.config is not None:
+            missing = [k for k in (*self.keys, *self.settings) if k not in self.config.model_fields]
+            if missing:
+                raise ValueError(f"provider {self.name}: {missing} are not fields of {self.config.__name__}")
+
+    def values(self, connectors: ConnectorSettings) -> Any:
+        """Its settings: its own model read from the ``connectors`` section, or the section itself."""
+        return settings_of(self.config, connectors)
+
+    def configured(self, connectors: ConnectorSettings, *, online: bool) -> bool:
         """Whether the real service can be used: its keys are set (``online``: keyless networked
         providers may be used)."""
         if not self.network:
             return True
         if self.keys:
-            return all(getattr(connectors, k, None) for k in self.keys)
+            values = self.values(connectors)
+            return all(getattr(values, k, None) for k in self.keys)
         return online
+
+
+def settings_of(config: type[BaseModel] | None, connectors: ConnectorSettings) -> Any:
+    """A provider's settings: its own model (``config``) read from the section, or the section."""
+    return connectors.section(config) if config is not None else connectors
+
+
+def _plain(secret: Any) -> str:
+    return secret.get_secret_value() if isinstance(secret, SecretStr) else str(secret)
 
 
 def load_spec(name: str) -> ProviderSpec:
@@ -135,15 +168,26 @@ class Choice:
     options: tuple[ProviderSpec, ...] = ()
 
 
-def is_online(connectors: Any) -> bool:
+def is_online(connectors: ConnectorSettings) -> bool:
     """Whether keyless networked providers (Open-Meteo) may be used: in live mode, or once any keyed
-    provider is configured."""
-    return connectors.mode == "live" or any(
-        s.keys and s.configured(connectors, online=False) for s in builtin()
-    )
+    provider is configured (a built-in one, or one named in PROVIDERS)."""
+    if connectors.mode == "live":
+        return True
+    return any(s.keys and s.configured(connectors, online=False) for s in (*builtin(), *_named(connectors)))
 
 
-def choose(connectors: Any, tools: Iterable[str]) -> dict[str, Choice]:
+def _named(connectors: ConnectorSettings) -> list[ProviderSpec]:
+    """The providers named in PROVIDERS that load (one that does not is refused where its tool is chosen)."""
+    specs = []
+    for name in dict.fromkeys(connectors.providers.values()):
+        try:
+            specs.append(load_spec(name))
+        except ConfigError:
+            continue
+    return specs
+
+
+def choose(connectors: ConnectorSettings, tools: Iterable[str]) -> dict[str, Choice]:
     """Per tool, its provider under the settings' mode (see the module docstring)."""
     mode = connectors.mode
     known = builtin()

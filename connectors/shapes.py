@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from rag.errors import ProviderResponseError
+from connectors.errors import ProviderResponseError
 
 logger = logging.getLogger(__name__)
 

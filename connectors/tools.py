@@ -15,10 +15,15 @@ from typing import Any
 import pydantic
 
 from connectors.base import Provider, Terms
-from connectors.locations import LocationCatalogue
+from connectors.errors import (
+    ProviderTimeoutError,
+    ToolNotFoundError,
+    ToolValidationError,
+    UnknownLocationError,
+)
 from connectors.models import Result
 from connectors.params import ToolParams
-from rag.errors import ProviderTimeoutError, ToolNotFoundError, ToolValidationError, UnknownLocationError
+from connectors.places import LocationCatalogue
 
 logger = logging.getLogger(__name__)
 
@@ -35,23 +40,65 @@ class ToolCall:
     elapsed_ms: float
     terms: Terms = Terms()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tool": self.tool,
-            "provider": self.provider,
-            "sandbox": self.sandbox,
-            "params": self.params.model_dump(mode="json", exclude_none=True),
-            "results": [
-                {"kind": r.kind, "id": r.identity, "text": r.render(), "data": r.model_dump(mode="json")}
+    def outcome(
+        self, *, from_index: bool = False, ingesting: int = 0, fetched_at: str | None = None
+    ) -> ToolOutcome:
+        """This call as JSON: from the provider, or as a service that keeps results answered it."""
+        return ToolOutcome(
+            tool=self.tool,
+            provider=self.provider,
+            sandbox=self.sandbox,
+            params=self.params.model_dump(mode="json", exclude_none=True),
+            results=[
+                ToolResult(kind=r.kind, id=r.identity, text=r.render(), data=r.model_dump(mode="json"))
                 for r in self.results
             ],
-        }
-        if self.sandbox:
-            out["notice"] = SANDBOX_NOTICE
-        attribution = next((r.attribution for r in self.results if r.attribution), None)
-        if attribution:
-            out["attribution"] = attribution
-        return out
+            from_index=from_index,
+            ingesting=ingesting,
+            notice=SANDBOX_NOTICE if self.sandbox else None,
+            attribution=next((r.attribution for r in self.results if r.attribution), None),
+            fetched_at=fetched_at,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.outcome().model_dump(mode="json")
+
+
+def _none(value: object) -> bool:
+    return value is None
+
+
+class ToolResult(pydantic.BaseModel):
+    kind: str
+    id: str
+    text: str
+    data: dict[str, Any]
+
+
+# A tool call as JSON, the one shape of every answer that shows one: POST /v1/tools/{name} and
+# ``wayfarer tools call`` answer it whole; a chat answer's ``tool_calls`` sum it up (rag.chat.events
+# ChatToolCall: the results counted, not listed). A service that keeps results (rag.live) says how it
+# answered: ``from_index``, ``ingesting``, ``fetched_at``; a call straight from its provider is not
+# from an index and writes nothing to one. (A docstring would be its description in /openapi.json.)
+class ToolOutcome(pydantic.BaseModel):
+    tool: str
+    provider: str
+    sandbox: bool
+    params: dict[str, Any] = pydantic.Field(
+        description="The validated parameters (locations resolved to codes)"
+    )
+    results: list[ToolResult]
+    from_index: bool = pydantic.Field(description="Answered from fresh indexed results, not the provider")
+    ingesting: int = pydantic.Field(description="How many results are being written to the index")
+    notice: str | None = pydantic.Field(
+        None, description="Present when the results are sandbox data", exclude_if=_none
+    )
+    attribution: str | None = pydantic.Field(
+        None, description="What the provider's terms ask answers to credit", exclude_if=_none
+    )
+    fetched_at: str | None = pydantic.Field(
+        None, description="When indexed results were fetched (from_index)", exclude_if=_none
+    )
 
 
 class ToolRunner:

@@ -29,15 +29,17 @@ from typing import Any
 import aiohttp
 
 from connectors.base import Terms
+from connectors.errors import ProviderRejectedError, ProviderResponseError, ProviderUnavailableError
 from connectors.http import ErrorInfo, JsonHttp, RateLimiter, RetryPolicy
 from connectors.models import CheapestDate, FarePoint, Inspiration, Result
 from connectors.params import CheapestDatesParams, FlightInspirationParams, ToolParams
 from connectors.providers import BuildContext, ProviderSpec
 from connectors.shapes import UNREADABLE, each, items
-from rag.errors import ProviderRejectedError, ProviderResponseError, ProviderUnavailableError
 
 logger = logging.getLogger(__name__)
 
+# The key the offline sandbox accepts for this dialect (connectors/sandbox/ imports it).
+SANDBOX_KEY = "sandbox-travelpayouts-token"
 LATEST_PATH = "/aviasales/v3/get_latest_prices"
 MONTH_MATRIX_PATH = "/v2/prices/month-matrix"
 MAX_LIMIT = 1000  # the Data API's largest page
@@ -206,9 +208,7 @@ def _bool(value: bool) -> str:
 
 
 def _build(ctx: BuildContext) -> TravelpayoutsConnector:
-    from connectors.sandbox.travelpayouts_api import SANDBOX_TOKEN
-
-    base, token = ctx.credentials("travelpayouts_token", "travelpayouts_base_url", SANDBOX_TOKEN)
+    base, token = ctx.credentials("travelpayouts_token", "travelpayouts_base_url", SANDBOX_KEY)
     return TravelpayoutsConnector(
         ctx.session, base, token, policy=ctx.policy, sandbox=ctx.sandbox, max_bytes=ctx.max_bytes
     )

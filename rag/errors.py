@@ -4,8 +4,13 @@ Adapters catch library exceptions at the boundary and re-raise one of these
 (``raise IndexUnavailableError(...) from exc``); a single aiohttp middleware
 turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
 
-    WayfarerError                      500 internal_error
-    ├── ConfigError                    500 config_error       (bad settings, found at start)
+The root, ``ConfigError`` and ``ToolError`` with all below it (marked *) are the connectors' own: they live
+in connectors/errors.py, beside the code that raises them, with their codes and statuses as data, and are
+re-exported here. ``WayfarerError`` is that root (connectors.errors.CodedError), so the one middleware maps
+the whole tree and every ``except WayfarerError`` catches a tool's error too.
+
+    WayfarerError *                    500 internal_error
+    ├── ConfigError *                  500 config_error       (bad settings, found at start)
     │   ├── DataDirError               500 data_dir_unusable  (read-only, not a folder, corrupt)
     │   └── PortInUseError             500 port_in_use        (another process listens on the port)
     ├── RequestError                   400 bad_request
@@ -30,7 +35,7 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
     │   └── EmbeddingError             503 embedding_unavailable
     ├── IngestError                    422 ingest_failed
     │   └── ReservedDocumentIdError    422 reserved_document_id (an id of the service's seed corpus)
-    └── ToolError                      502 tool_error
+    └── ToolError *                    502 tool_error
         ├── ToolNotFoundError          404 unknown_tool
         ├── ToolValidationError        422 invalid_tool_params
         │   └── UnknownLocationError   422 unknown_location
@@ -45,27 +50,61 @@ turns them into ``{"error": {"code", "message"}}`` with the class's HTTP status.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from connectors.errors import CodedError as WayfarerError
+from connectors.errors import (
+    ConfigError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRateLimitedError,
+    ProviderRejectedError,
+    ProviderResponseError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    ToolError,
+    ToolNotFoundError,
+    ToolValidationError,
+    UnknownLocationError,
+)
 
-from connectors.text import ERROR_CHARS, clean_text
-
-
-class WayfarerError(Exception):
-    """Base of every error Wayfarer raises on purpose."""
-
-    status: ClassVar[int] = 500
-    code: ClassVar[str] = "internal_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def to_json(self) -> dict[str, dict[str, str]]:
-        return {"error": {"code": self.code, "message": self.message}}
-
-
-class ConfigError(WayfarerError):
-    code = "config_error"
+__all__ = [
+    "BackendError",
+    "BusyError",
+    "ConfigError",
+    "ConflictError",
+    "DataDirError",
+    "EmbeddingError",
+    "IndexLockedError",
+    "IndexUnavailableError",
+    "IngestError",
+    "InvalidJSONError",
+    "JobRunningError",
+    "KVUnavailableError",
+    "NotFoundError",
+    "NothingToCancelError",
+    "PayloadTooLargeError",
+    "PortInUseError",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderRateLimitedError",
+    "ProviderRejectedError",
+    "ProviderResponseError",
+    "ProviderTimeoutError",
+    "ProviderUnavailableError",
+    "RateLimitedError",
+    "RequestError",
+    "ReservedDocumentIdError",
+    "ToolError",
+    "ToolNotFoundError",
+    "ToolValidationError",
+    "UnauthorizedError",
+    "UnknownAnswerError",
+    "UnknownFilterValueError",
+    "UnknownFrameError",
+    "UnknownLocationError",
+    "ValidationError",
+    "WayfarerError",
+    "WebSocketRequiredError",
+]
 
 
 class DataDirError(ConfigError):
@@ -173,61 +212,3 @@ class IngestError(WayfarerError):
 
 class ReservedDocumentIdError(IngestError):
     code = "reserved_document_id"
-
-
-class ToolError(WayfarerError):
-    status = 502
-    code = "tool_error"
-
-
-class ToolNotFoundError(ToolError):
-    status = 404
-    code = "unknown_tool"
-
-
-class ToolValidationError(ToolError):
-    status = 422
-    code = "invalid_tool_params"
-
-
-class UnknownLocationError(ToolValidationError):
-    code = "unknown_location"
-
-
-class ProviderError(ToolError):
-    """A provider failed. The message may quote the provider's own words, which reach the tool's error,
-    the chat answer and the stored history: it is cleaned and capped however it was raised (a connector
-    declared outside the package included), with the one sanitiser for provider text."""
-
-    code = "provider_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(clean_text(message, ERROR_CHARS))
-
-
-class ProviderUnavailableError(ProviderError):
-    status = 503
-    code = "provider_unavailable"
-
-
-class ProviderRateLimitedError(ProviderError):
-    status = 429
-    code = "provider_rate_limited"
-
-
-class ProviderAuthError(ProviderError):
-    code = "provider_auth_failed"
-
-
-class ProviderRejectedError(ProviderError):
-    status = 422
-    code = "provider_rejected"
-
-
-class ProviderResponseError(ProviderError):
-    code = "provider_bad_response"
-
-
-class ProviderTimeoutError(ProviderError):
-    status = 504
-    code = "provider_timeout"

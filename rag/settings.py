@@ -3,6 +3,8 @@
 Every field can be set from the environment with the ``WAYFARER_`` prefix and
 ``__`` between section and field, e.g. ``WAYFARER_INDEX__URL`` or
 ``WAYFARER_SERVER__PORT``; a ``.env`` file in the working directory is read too.
+
+The ``connectors`` section is the connectors' own model (connectors/settings.py), nested here.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from connectors.sandbox.faults import SandboxFaults
+from connectors.settings import ConnectorSettings
 
 SEED_DIR = Path(__file__).resolve().parent.parent / "seed_data"
 ROUTES_PATH = Path(__file__).resolve().parent / "routing" / "routes.yaml"
@@ -126,39 +128,6 @@ class LLMSettings(BaseModel):
     # local server keeps generating after the client has given up, so an uncapped call blocks the next.
     answer_max_tokens: int = Field(700, ge=16)
     routing_max_tokens: int = Field(300, ge=16)
-
-
-class ConnectorSettings(BaseModel):
-    # auto: per tool, the first configured provider, else the offline sandbox; sandbox: every tool
-    # offline; live: every tool needs a configured provider (connectors/providers.py).
-    mode: Literal["auto", "sandbox", "live"] = "auto"
-    amadeus_client_id: str | None = None
-    amadeus_client_secret: SecretStr | None = None
-    amadeus_base_url: str = "https://test.api.amadeus.com"
-    open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com"
-    open_meteo_forecast_url: str = "https://api.open-meteo.com"
-    # Providers a developer can sign up for today (Amadeus Self-Service closed in July 2026).
-    duffel_token: SecretStr | None = None
-    duffel_base_url: str = "https://api.duffel.com"
-    liteapi_key: SecretStr | None = None
-    liteapi_base_url: str = "https://api.liteapi.travel"
-    travelpayouts_token: SecretStr | None = None
-    travelpayouts_base_url: str = "https://api.travelpayouts.com"
-    opentripmap_key: SecretStr | None = None
-    opentripmap_base_url: str = "https://api.opentripmap.com"
-    # Which provider serves a tool, by name or module path ({"flight_search": "duffel"}); a tool not named
-    # here gets the first configured provider that serves it (connectors/providers.py), else the sandbox.
-    providers: dict[str, str] = Field(default_factory=dict)
-    timeout_seconds: float = Field(10.0, gt=0)
-    retries: int = Field(2, ge=0, le=10)
-    backoff_seconds: float = Field(0.25, ge=0)
-    # Amadeus test environment: 10 requests/s and at least 100 ms apart.
-    rate_limit_per_second: float = Field(10.0, gt=0)
-    min_interval_ms: float = Field(100.0, ge=0)
-    max_results: int = Field(10, ge=1, le=50)
-    # Hotels whose offers are asked for per hotel_search (hotel-offers v3 takes hotel ids).
-    hotel_candidates: int = Field(20, ge=1, le=50)
-    sandbox_faults: SandboxFaults = SandboxFaults()
 
 
 class LiveSettings(BaseModel):

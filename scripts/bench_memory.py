@@ -7,7 +7,9 @@ Until the time is up, rounds of traffic run one after the other, each of: ``--us
 scripted travel conversation (half over REST, half over WebSocket, new user ids every round, so the
 sessions keep growing as a real service's do), /v1/route and /v1/tools calls, fuzzed requests (random
 bytes and random JSON to every route, bad encodings) and big bodies (2 MiB to routes that take 16 KiB).
-RSS is sampled each minute (and once at the end after a garbage collection). The last third of the
+RSS is sampled each minute (and once at the end after a garbage collection), with the number of points
+in the index. ``--expire-seconds`` makes stored tool results expire within the soak, as they do over
+hours in service. The last third of the
 samples must not grow by more than ``--slack`` MiB for the memory to count as a plateau; otherwise the
 exit status is 1. ``--trace`` also compares tracemalloc snapshots of the first sample and the end and
 prints the ten places that grew most (slower: use it to find a leak, not to measure).
@@ -117,10 +119,17 @@ async def calls(session: aiohttp.ClientSession, base: str, rng: random.Random, n
             tally.failed(type(exc).__name__, path)
 
 
-async def main_async(minutes: float, users: int, slack: float, trace: bool) -> int:
+KINDS = ("flight_offer", "hotel_offer", "activity", "weather", "location", "inspiration", "cheapest_date")
+
+
+async def main_async(minutes: float, users: int, slack: float, trace: bool, expire: float | None) -> int:
     if trace:
         tracemalloc.start(10)
-    async with serve_in_process(SETTINGS) as (base, app):
+    env = dict(SETTINGS)
+    if expire is not None:  # stored results expire (and are purged) within the soak, as they do in hours
+        env["WAYFARER_LIVE__FRESHNESS"] = json.dumps(dict.fromkeys(KINDS, int(expire)))
+        env["WAYFARER_SCHEDULER__PURGE_EXPIRED_MINUTES"] = str(expire / 120)
+    async with serve_in_process(env) as (base, app):
         samples: list[tuple[float, float]] = []
         start = time.perf_counter()
         first_snapshot: tracemalloc.Snapshot | None = None
@@ -129,7 +138,11 @@ async def main_async(minutes: float, users: int, slack: float, trace: bool) -> i
             nonlocal first_snapshot
             while True:
                 samples.append(((time.perf_counter() - start) / 60, current_rss_mib()))
-                print(f"  minute {samples[-1][0]:5.1f}: RSS {samples[-1][1]:.0f} MiB", flush=True)
+                points = await app[keys.STORE].count()
+                print(
+                    f"  minute {samples[-1][0]:5.1f}: RSS {samples[-1][1]:.0f} MiB, {points} points",
+                    flush=True,
+                )
                 if trace and first_snapshot is None and len(samples) == 2:
                     first_snapshot = tracemalloc.take_snapshot()
                 await asyncio.sleep(60)
@@ -140,7 +153,10 @@ async def main_async(minutes: float, users: int, slack: float, trace: bool) -> i
         rounds = 0
         connector = aiohttp.TCPConnector(limit=0)
         timeout = aiohttp.ClientTimeout(total=120)
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        # Fuzzing and big bodies get connections of their own, closed after each request: the server
+        # closes a connection whose body it refused unread, and a conversation must not reuse one.
+        hostile = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True), timeout=timeout)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session, hostile:
             while time.perf_counter() - start < minutes * 60:
                 scripts = {
                     (f"mem-rest-{rounds}-{u}" if u % 2 == 0 else f"mem-ws-{rounds}-{u}"): conversation(u, 10)
@@ -154,8 +170,8 @@ async def main_async(minutes: float, users: int, slack: float, trace: bool) -> i
                         for user, msgs in scripts.items()
                     ),
                     calls(session, base, rng, 60, tally),
-                    fuzz(session, base, rng, 60, tally),
-                    big(session, base, 6, tally),
+                    fuzz(hostile, base, rng, 60, tally),
+                    big(hostile, base, 6, tally),
                 )
                 rounds += 1
             await app[keys.TASKS].drain()
@@ -195,8 +211,15 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--slack", type=float, default=40, help="MiB the last third may grow by")
     parser.add_argument("--trace", action="store_true")
+    parser.add_argument(
+        "--expire-seconds",
+        type=float,
+        default=None,
+        help="stored tool results expire after this long and are purged twice as often (default: "
+        "each tool's own freshness, hours to days, so the index grows through a short soak)",
+    )
     args = parser.parse_args()
-    sys.exit(asyncio.run(main_async(args.minutes, args.users, args.slack, args.trace)))
+    sys.exit(asyncio.run(main_async(args.minutes, args.users, args.slack, args.trace, args.expire_seconds)))
 
 
 if __name__ == "__main__":

@@ -51,11 +51,11 @@ from connectors.base import Provider  # noqa: E402
 from connectors.duffel import DuffelConnector  # noqa: E402
 from connectors.http import RetryPolicy  # noqa: E402
 from connectors.liteapi import LiteApiConnector  # noqa: E402
-from connectors.locations import LocationCatalogue  # noqa: E402
 from connectors.offline_locations import OfflineLocationsConnector  # noqa: E402
 from connectors.open_meteo import OpenMeteoConnector  # noqa: E402
 from connectors.opentripmap import OpenTripMapConnector  # noqa: E402
 from connectors.params import ToolParams  # noqa: E402
+from connectors.places import LocationCatalogue  # noqa: E402
 from connectors.sandbox import duffel_api, liteapi_api, opentripmap_api, travelpayouts_api  # noqa: E402
 from connectors.sandbox.app import start_sandbox, stop_sandbox  # noqa: E402
 from connectors.sandbox.faults import SandboxFaults  # noqa: E402

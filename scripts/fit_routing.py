@@ -42,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from connectors.locations import LocationCatalogue  # noqa: E402
+from connectors.places import LocationCatalogue  # noqa: E402
 from rag.routing.classifier import (  # noqa: E402
     DEFAULT_PATH as CLASSIFIER_PATH,
 )
@@ -53,9 +53,12 @@ from rag.routing.classifier import (  # noqa: E402
     ToolClassifier,
     sigmoid,
 )
+from rag.routing.clauses import clauses  # noqa: E402
 from rag.routing.config import RoutingConfig, load_config  # noqa: E402
+from rag.routing.decision import Analysis  # noqa: E402
 from rag.routing.evaluation import format_report, report, split  # noqa: E402
-from rag.routing.router import _CLAUSE, Analysis, Router, decide  # noqa: E402
+from rag.routing.layers import decide  # noqa: E402
+from rag.routing.router import Router  # noqa: E402
 from rag.tools.catalog import ToolCatalogue  # noqa: E402
 from scripts.routing_data import DEV, UNSEEN, CachedEmbed, load_rows, public_rows  # noqa: E402
 from scripts.sgd_data import METHODS as SGD_METHODS  # noqa: E402
@@ -88,8 +91,7 @@ class Part:
 
 def clause_texts(text: str) -> list[str]:
     """The clauses the router embeds beside the message (Router.analyse)."""
-    text = " ".join(text.split())
-    return [c for c in _CLAUSE.split(text) if len(c.split()) >= 2][:4] if _CLAUSE.search(text) else []
+    return clauses(" ".join(text.split()))
 
 
 def expected(row: dict[str, Any]) -> set[str]:

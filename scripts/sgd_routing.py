@@ -106,7 +106,7 @@ def sample(rows: list[dict[str, Any]], n: int, seed: int = 0) -> list[dict[str, 
 
 
 async def _shipped_router_figures(split: str) -> None:
-    from connectors.locations import LocationCatalogue
+    from connectors.places import LocationCatalogue
     from rag.routing.config import load_config
     from rag.routing.evaluation import format_report, report
     from rag.routing.router import Router

@@ -97,8 +97,8 @@ def city_names(half: int) -> list[str]:
     gazetteer's cities of 150,000 people or more, every other one by geoname id (``half`` 0 or 1), so
     that training and the renamed dev set draw from different cities. Training's half also has the
     catalogue's destination cities (the places our travellers ask about); dev's never does."""
-    from connectors.gazetteer import load
-    from connectors.locations import LocationCatalogue
+    from connectors.places import LocationCatalogue
+    from connectors.places.gazetteer import load
 
     gaz = load()
     destinations = {c.name for c in LocationCatalogue.load().cities}

@@ -30,9 +30,9 @@ import pytest
 
 from connectors.base import Provider
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import Result
 from connectors.params import ToolParams
+from connectors.places import LocationCatalogue
 from rag.errors import ProviderError
 from rag.tools.catalog import ToolCatalogue
 

@@ -219,7 +219,7 @@ def test_a_place_without_a_guide_is_answered_by_the_guide_that_names_it() -> Non
 def test_search_text_keeps_the_travellers_words_beside_the_guides_names() -> None:
     import datetime as dt
 
-    from connectors.locations import LocationCatalogue
+    from connectors.places import LocationCatalogue
     from rag.chat.focus import search_text
     from rag.routing.extract import extract
 

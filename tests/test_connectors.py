@@ -18,9 +18,9 @@ from aiohttp.test_utils import TestServer
 
 from connectors.amadeus import SANDBOX_CLIENT, AmadeusConnector
 from connectors.http import RateLimiter, RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import FlightOffer, HotelOffer, WeatherDay
 from connectors.open_meteo import OpenMeteoConnector
+from connectors.places import LocationCatalogue
 from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
 from connectors.sandbox.keys import TOKENS
 from connectors.tools import ToolRunner

@@ -15,7 +15,7 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient
 
 from rag.dialogue.followup import date_shift, shape
-from rag.routing.extract import Slots
+from rag.routing.extracted import Slots
 from rag.tools.catalog import ToolCatalogue
 from tests.conftest import copy_seed, env_settings, serve
 

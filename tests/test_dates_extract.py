@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.routing.dates import find_dates
 from rag.routing.extract import extract
 from rag.routing.months import find_months

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from connectors.locations import LocationCatalogue
-from rag.dialogue.plan import Plan, ToolSpecs, asked_slots, plan
+from connectors.places import LocationCatalogue
+from rag.dialogue.context import asked_slots
+from rag.dialogue.plan import plan
+from rag.dialogue.plan_types import Plan, ToolSpecs
 from rag.dialogue.trip import TripState
 from rag.embedding.onnx import OnnxEmbedder
 from rag.routing.config import load_config

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from scripts.eval_dialogues import Places, score_dialogue, summarise
 from scripts.sgd_data import expectations, load_dialogues, parse_dialogue, unmapped
 

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from connectors.airlines import AIRLINES, resolve_airline
-from connectors.locations import LocationCatalogue
 from connectors.params import ActivityCategory, ActivitySearchParams, FlightSearchParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox.airlines import CARRIERS
 from rag.routing.extract import extract
 from rag.tools.catalog import ToolCatalogue

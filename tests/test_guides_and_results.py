@@ -207,8 +207,8 @@ async def test_both_backends_leave_out_what_a_filter_excludes(store: VectorStore
 
 def test_a_result_is_about_the_days_and_the_ends_asked() -> None:
     """Pure: a stay's nights (not its check-out day), a route's ends by role, a round trip's two days."""
-    from connectors.locations import LocationCatalogue
     from connectors.models import FlightOffer, HotelOffer
+    from connectors.places import LocationCatalogue
     from rag.live.recall import PlaceAsked, RecallFocus, matches, whereabouts
 
     resolve = LocationCatalogue.load().resolve

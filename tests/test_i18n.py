@@ -12,7 +12,7 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient
 from openai import AsyncOpenAI
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.chat.composer import Passage, ToolAnswer, compose
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from connectors.locations import LocationCatalogue
 from connectors.models import HotelOffer
 from connectors.params import ToolParams
+from connectors.places import LocationCatalogue
 from connectors.tools import ToolCall
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder

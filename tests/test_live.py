@@ -276,7 +276,7 @@ async def test_third_party_text_is_inert_data(live, embedder) -> None:  # type: 
     text = stored.payload["text"]
     assert "<" not in text and "\x00" not in text and "\u202e" not in text and len(text) < 900
     # Retrieving it is just data: the router decides from the user's message alone.
-    from connectors.locations import LocationCatalogue
+    from connectors.places import LocationCatalogue
     from rag.routing.factory import build_router
 
     router = await build_router(Settings(), embedder, LocationCatalogue.load(), TOOLS)

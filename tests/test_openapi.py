@@ -15,8 +15,8 @@ import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
-from connectors.locations import LocationCatalogue
 from connectors.params import ToolParams
+from connectors.places import LocationCatalogue
 from rag.errors import ValidationError, WayfarerError
 from rag.settings import LimitsSettings, Settings
 from rag.tools.catalog import ToolCatalogue

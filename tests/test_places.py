@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.routing.extract import extract
 
 CAT = LocationCatalogue.load()

@@ -19,9 +19,9 @@ from aiohttp.test_utils import TestServer
 
 from connectors.duffel import DuffelConnector
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import FlightOffer
 from connectors.params import FlightSearchParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox import FAULTS, create_sandbox_app
 from connectors.sandbox.duffel_api import SANDBOX_TOKEN
 from rag.errors import ProviderResponseError

@@ -17,9 +17,9 @@ from aiohttp.test_utils import TestServer
 
 from connectors.http import RetryPolicy
 from connectors.liteapi import LiteApiConnector, describe_error
-from connectors.locations import LocationCatalogue
 from connectors.models import HotelOffer
 from connectors.params import HotelSearchParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox import FAULTS, SandboxFaults, create_sandbox_app
 from connectors.sandbox.liteapi_api import API_KEY, HOTELS_PATH, RATES_PATH
 

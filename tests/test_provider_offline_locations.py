@@ -12,10 +12,10 @@ from aiohttp.test_utils import TestServer
 
 from connectors.amadeus import SANDBOX_CLIENT, AmadeusConnector
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import Location
 from connectors.offline_locations import OfflineLocationsConnector, airport_name
 from connectors.params import LocationSearchParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox.app import create_sandbox_app
 
 

@@ -15,10 +15,10 @@ import aiohttp
 import pytest
 
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import Activity
 from connectors.opentripmap import CATEGORY_KINDS, OpenTripMapConnector, describe_error
 from connectors.params import ActivityCategory, ActivitySearchParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox.app import create_sandbox_app
 from connectors.sandbox.keys import FAULTS
 from connectors.sandbox.opentripmap_api import API_KEY

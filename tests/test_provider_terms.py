@@ -12,10 +12,10 @@ import pytest
 
 from connectors.base import Terms
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import CheapestDate, Result
 from connectors.open_meteo import OpenMeteoConnector
 from connectors.params import CheapestDatesParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox.app import start_sandbox, stop_sandbox
 from connectors.tools import ToolCall, ToolRunner
 from connectors.travelpayouts import TERMS as TRAVELPAYOUTS

@@ -16,9 +16,9 @@ import pytest
 from aiohttp import web
 
 from connectors.http import RetryPolicy
-from connectors.locations import LocationCatalogue
 from connectors.models import CheapestDate, FarePoint, Inspiration
 from connectors.params import CheapestDatesParams, FlightInspirationParams, ToolParams
+from connectors.places import LocationCatalogue
 from connectors.sandbox.app import create_sandbox_app
 from connectors.sandbox.keys import FAULTS
 from connectors.sandbox.travelpayouts_api import SANDBOX_TOKEN

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 import yaml
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
 from rag.routing.config import DEFAULT_PATH, load_config

@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 import pytest_asyncio
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.embedding.onnx import OnnxEmbedder
 from rag.errors import ConfigError
 from rag.routing.classifier import DEFAULT_PATH, NONE, Classification, Thresholds, ToolClassifier, sigmoid
 from rag.routing.config import load_config
-from rag.routing.router import Router, decide
+from rag.routing.layers import decide
+from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
 from rag.tools.catalog import ToolCatalogue
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from connectors.tools import ToolRunner
 from rag.errors import ToolNotFoundError, ToolValidationError, UnknownLocationError
 from rag.tools.catalog import ToolCatalogue

@@ -8,11 +8,8 @@ from POST /v1/security/oauth2/token; Open-Meteo paths (/v1/search, /v1/forecast)
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
@@ -27,6 +24,7 @@ from connectors.sandbox import (
     travelpayouts_api,
 )
 from connectors.sandbox.auth import TokenStore
+from connectors.sandbox.common import malformed, tamper
 from connectors.sandbox.data import DEFAULT_CITIES_PATH, load_catalogue
 from connectors.sandbox.errors import (
     INTERNAL_ERROR,
@@ -38,7 +36,7 @@ from connectors.sandbox.errors import (
     TokenError,
 )
 from connectors.sandbox.faults import FaultDice, SandboxFaults
-from connectors.sandbox.keys import CATALOGUE, DICE, FAULTS, GUARDS, TOKENS
+from connectors.sandbox.keys import CATALOGUE, DICE, FAULTS, GUARDS, TOKENS, Handler
 
 __all__ = ["FAULTS", "create_sandbox_app", "start_sandbox", "stop_sandbox"]
 
@@ -46,52 +44,6 @@ logger = logging.getLogger(__name__)
 
 TOKEN_PATH = "/v1/security/oauth2/token"
 OPEN_METEO_PATHS = frozenset({"/v1/search", "/v1/forecast"})
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def _malformed(response: web.StreamResponse) -> web.StreamResponse:
-    """The same 200 with its JSON body cut in half: what a dropped connection or a broken proxy delivers."""
-    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
-        return response
-    body = response.body
-    return web.Response(body=body[: max(1, len(body) // 2)], status=200, content_type=response.content_type)
-
-
-def _tamper(response: web.StreamResponse, faults: SandboxFaults) -> web.StreamResponse:
-    """The same 200 with ``rewrite`` applied to its JSON body and then sent in ``body_shape``."""
-    if not (faults.rewrite or faults.body_shape) or response.status != 200:
-        return response
-    if not isinstance(response, web.Response) or not isinstance(response.body, bytes):
-        return response
-    body = _rewrite(json.loads(response.body), faults.rewrite)
-    if faults.body_shape == "list":
-        body = [body]
-    elif faults.body_shape == "string":
-        body = json.dumps(body)
-    elif faults.body_shape == "number":
-        body = 42
-    elif faults.body_shape == "null":
-        body = None
-    elif faults.body_shape == "nested" and isinstance(body, dict):
-        body = {key: _wrong_type(value) for key, value in body.items()}
-    return web.Response(body=json.dumps(body).encode(), status=200, content_type=response.content_type)
-
-
-def _rewrite(value: Any, rewrite: dict[str, Any]) -> Any:
-    if isinstance(value, dict):
-        return {k: rewrite[k] if k in rewrite else _rewrite(v, rewrite) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rewrite(v, rewrite) for v in value]
-    return value
-
-
-def _wrong_type(value: Any) -> Any:
-    if isinstance(value, list):
-        return "[]"
-    if isinstance(value, dict):
-        return [value]
-    return {"value": value}
 
 
 async def _open_meteo(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
@@ -104,8 +56,8 @@ async def _open_meteo(request: web.Request, handler: Handler, faults: SandboxFau
     except web.HTTPException as exc:
         return web.json_response({"error": True, "reason": exc.reason}, status=exc.status)
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
-        return _malformed(response)
-    return _tamper(response, faults)
+        return malformed(response)
+    return tamper(response, faults)
 
 
 async def _amadeus(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
@@ -124,8 +76,8 @@ async def _amadeus(request: web.Request, handler: Handler, faults: SandboxFaults
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
         return amadeus.respond(RESOURCE_NOT_FOUND.body(), RESOURCE_NOT_FOUND.status)
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
-        return _malformed(response)
-    return _tamper(response, faults)
+        return malformed(response)
+    return tamper(response, faults)
 
 
 @web.middleware
@@ -137,7 +89,7 @@ async def sandbox_middleware(request: web.Request, handler: Handler) -> web.Stre
     try:
         if request.path == TOKEN_PATH:
             try:
-                return _tamper(await handler(request), faults)
+                return tamper(await handler(request), faults)
             except TokenError as exc:
                 return web.json_response(exc.body(), status=exc.status)
         if request.path in OPEN_METEO_PATHS:

@@ -1,4 +1,4 @@
-"""The sandbox's view of the shared place catalogue (connectors.locations over connectors.gazetteer).
+"""The sandbox's view of the shared place catalogue (connectors.places: the catalogue over the gazetteer).
 
 The destination cities of seed_data/sandbox/cities.json keep their metropolitan codes, currencies and
 price levels; every other city of the gazetteer (15,000 people or more) is served too, with its
@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from connectors import gazetteer, locations
-from connectors.gazetteer import Airport, GeoCity, fold
 from connectors.geo import haversine_km
+from connectors.places import Airport, GeoCity, LocationCatalogue, fold, gazetteer
+from connectors.places.catalogue import CITIES_PATH
+from connectors.places.catalogue import City as CatalogueCity
 from connectors.sandbox import money
 from connectors.spatial import GridIndex
 
@@ -26,7 +27,7 @@ __all__ = ["Airport", "Catalogue", "City", "Place", "fold", "load_catalogue"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CITIES_PATH = locations.CITIES_PATH
+DEFAULT_CITIES_PATH = CITIES_PATH
 
 MIDDLE_EAST = frozenset({"AE", "QA", "SA", "KW", "BH", "OM", "JO", "IL", "LB", "SY", "IQ", "IR", "YE", "PS"})
 CENTRAL_AMERICA = frozenset({"GT", "BZ", "SV", "HN", "NI", "CR", "PA"})
@@ -126,7 +127,7 @@ def amadeus_region_code(cc: str) -> str:
     }[region(cc)]
 
 
-def _destination(c: locations.City) -> City:
+def _destination(c: CatalogueCity) -> City:
     return City(c.name, c.country, c.country_code, c.city_code, c.airports, c.latitude, c.longitude,
                 c.timezone, c.population, c.currency, c.cost_level, c.aliases)  # fmt: skip
 
@@ -134,7 +135,7 @@ def _destination(c: locations.City) -> City:
 class Catalogue:
     """The destination cities, every gazetteer city and every airport, with the look-ups the endpoints need."""
 
-    def __init__(self, places: locations.LocationCatalogue) -> None:
+    def __init__(self, places: LocationCatalogue) -> None:
         self.gazetteer = places.gazetteer
         self.cities = sorted((_destination(c) for c in places.cities), key=lambda c: c.name)
         self.airports: dict[str, Airport] = self.gazetteer.airports
@@ -269,7 +270,7 @@ def _cost_levels(cities: list[City], gaz: gazetteer.Gazetteer) -> tuple[dict[str
 
 @lru_cache(maxsize=4)
 def load_catalogue(path: Path = DEFAULT_CITIES_PATH) -> Catalogue:
-    catalogue = Catalogue(locations.LocationCatalogue.load(path))
+    catalogue = Catalogue(LocationCatalogue.load(path))
     logger.info(
         "sandbox catalogue: %d destination cities, %d gazetteer cities, %d airports",
         len(catalogue.cities),

@@ -26,7 +26,8 @@ from typing import Any
 
 from aiohttp import web
 
-from connectors.sandbox import app as sandbox_app
+from connectors.duffel import SANDBOX_KEY as SANDBOX_TOKEN
+from connectors.sandbox.common import malformed, tamper
 from connectors.sandbox.data import Catalogue, Place
 from connectors.sandbox.duffel_offers import offer_json, passenger_json, place_json
 from connectors.sandbox.faults import SandboxFaults
@@ -37,7 +38,6 @@ from connectors.sandbox.rng import token
 
 PREFIX = "/air/"
 OFFER_REQUESTS = "/air/offer_requests"
-SANDBOX_TOKEN = "sandbox-duffel-token"
 VERSION = "v2"
 RATE_LIMIT = 120  # requests a minute, Duffel's default for an organisation
 MAX_DAYS_AHEAD = 361
@@ -188,16 +188,16 @@ async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -
         return web.json_response(error.body(request_id), status=404, headers=headers)
     status = response.status
     if status in (200, 201) and request.app[DICE].roll(faults, faults.malformed_rate):
-        return _with(sandbox_app._malformed(response), headers, status)
+        return _with(malformed(response), headers, status)
     return _with(_tamper(response, faults), headers, status, compress=True)
 
 
 def _tamper(response: web.StreamResponse, faults: SandboxFaults) -> web.StreamResponse:
     """The sandbox's body faults apply to 200s; Duffel's search answers 201, so it is tampered as a 200."""
     if response.status != 201 or not isinstance(response, web.Response):
-        return sandbox_app._tamper(response, faults)
+        return tamper(response, faults)
     response.set_status(200)
-    return sandbox_app._tamper(response, faults)
+    return tamper(response, faults)
 
 
 def _with(

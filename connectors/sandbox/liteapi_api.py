@@ -22,8 +22,10 @@ from typing import Any
 
 from aiohttp import web
 
-from connectors.locations import fold
+from connectors.liteapi import SANDBOX_KEY as API_KEY
+from connectors.places import fold
 from connectors.sandbox import hotels, money
+from connectors.sandbox.common import malformed, tamper
 from connectors.sandbox.data import Catalogue, City
 from connectors.sandbox.faults import SandboxFaults
 from connectors.sandbox.geo import haversine_km
@@ -31,7 +33,6 @@ from connectors.sandbox.keys import CATALOGUE, DICE, GUARDS, Handler
 from connectors.sandbox.rng import unit
 
 PREFIX = "/v3.0/"
-API_KEY = "sandbox-liteapi-key"
 HOTELS_PATH = "/v3.0/data/hotels"
 RATES_PATH = "/v3.0/hotels/rates"
 MISSING = "required request field is missing or wrong input"
@@ -61,8 +62,6 @@ def install(app: web.Application) -> None:
 
 async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
     """LiteAPI's dialect: X-API-Key, 429 with its wait, 500s, and its error body on every failure."""
-    from connectors.sandbox.app import _malformed, _tamper  # app.py installs this module
-
     try:
         key = request.headers.get("X-API-Key")
         if key != API_KEY:
@@ -82,8 +81,8 @@ async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
         return LiteApiError(404, 404, "not found", f"no route for {request.method} {request.path}").response()
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
-        return _malformed(response)
-    return _tamper(response, faults)
+        return malformed(response)
+    return tamper(response, faults)
 
 
 def lite_id(h: hotels.Hotel) -> str:

@@ -21,14 +21,15 @@ from typing import Any
 
 from aiohttp import web
 
+from connectors.opentripmap import SANDBOX_KEY as API_KEY
 from connectors.sandbox import activities
 from connectors.sandbox.amadeus import ACTIVITY_REACH_KM
+from connectors.sandbox.common import malformed, tamper
 from connectors.sandbox.faults import SandboxFaults
 from connectors.sandbox.geo import haversine_km
 from connectors.sandbox.keys import CATALOGUE, DICE, GUARDS, Handler
 
 PREFIX = "/0.1/"
-API_KEY = "sandbox-opentripmap-key"
 LANGS = frozenset({"en", "ru"})
 MAX_LIMIT = 500
 MAX_RADIUS_M = 50_000
@@ -56,8 +57,6 @@ def install(app: web.Application) -> None:
 
 async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -> web.StreamResponse:
     """OpenTripMap's dialect: apikey in the query, 429 with its wait, 500s, ``{"error": ...}`` bodies."""
-    from connectors.sandbox.app import _malformed, _tamper  # app.py installs this module
-
     try:
         key = request.query.get("apikey")
         if key != API_KEY:
@@ -77,8 +76,8 @@ async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
         return OpenTripMapError(404, f"Not found: {request.method} {request.path}").response()
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
-        return _malformed(response)
-    return _tamper(response, faults)
+        return malformed(response)
+    return tamper(response, faults)
 
 
 def _number(request: web.Request, name: str, lo: float, hi: float, default: float | None = None) -> float:

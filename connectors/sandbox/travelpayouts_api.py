@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
-from connectors.sandbox import app as sandbox_app
 from connectors.sandbox import money
+from connectors.sandbox.common import malformed, tamper
 from connectors.sandbox.data import Catalogue, Place
 from connectors.sandbox.faults import SandboxFaults
 from connectors.sandbox.geo import haversine_km
@@ -27,8 +27,8 @@ from connectors.sandbox.keys import CATALOGUE, DICE, GUARDS, Handler
 from connectors.sandbox.offers import FlightQuery, search_offers
 from connectors.sandbox.params import today
 from connectors.sandbox.rng import rng_for, unit
+from connectors.travelpayouts import SANDBOX_KEY as SANDBOX_TOKEN
 
-SANDBOX_TOKEN = "sandbox-travelpayouts-token"
 LATEST_PATH = "/aviasales/v3/get_latest_prices"
 MONTH_MATRIX_PATH = "/v2/prices/month-matrix"
 PREFIXES = ("/aviasales/", "/v2/prices/")
@@ -76,8 +76,8 @@ async def guard(request: web.Request, handler: Handler, faults: SandboxFaults) -
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
         return respond_error(exc.status, exc.reason)
     if response.status == 200 and request.app[DICE].roll(faults, faults.malformed_rate):
-        return sandbox_app._malformed(response)
-    return sandbox_app._tamper(response, faults)
+        return malformed(response)
+    return tamper(response, faults)
 
 
 def _place(cat: Catalogue, query: Any, key: str) -> Place:

@@ -13,24 +13,24 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any
 
+from rag.chat.events import Frame, WsCancelled, WsChunk
 from rag.errors import WayfarerError
 
 logger = logging.getLogger(__name__)
 
 
 class Run:
-    """One answer being written: its frames so far, and whoever follows them."""
+    """One answer being written: its frames so far, as sent, and whoever follows them."""
 
-    def __init__(self, answer_id: str, events: AsyncIterator[dict[str, Any]]) -> None:
+    def __init__(self, answer_id: str, frames: AsyncIterator[Frame]) -> None:
         self.id = answer_id
-        self.frames: list[dict[str, Any]] = []
+        self.frames: list[Frame] = []
         self.finished = False
         self._cancel_requested = False
         self._begun = False
         self._changed = asyncio.Event()
-        self.task = asyncio.create_task(self._drive(events), name=f"chat-answer-{answer_id}")
+        self.task = asyncio.create_task(self._drive(frames), name=f"chat-answer-{answer_id}")
 
     @property
     def written(self) -> str:
@@ -46,7 +46,7 @@ class Run:
                 self.task.cancel()
         return True
 
-    async def follow(self, replay: bool = False) -> AsyncIterator[dict[str, Any]]:
+    async def follow(self, replay: bool = False) -> AsyncIterator[Frame]:
         """The frames from now on; with ``replay``, what was written so far first, as one piece."""
         seen = 0
         if replay and self.finished:  # the frame that ended it, as a saved answer is re-delivered
@@ -56,7 +56,7 @@ class Run:
         if replay:
             seen = sum(1 for f in self.frames if f.get("chunk"))
             if seen:
-                yield {"type": "response", "id": self.id, "chunk": True, "text": self.written, "replay": True}
+                yield WsChunk(type="response", id=self.id, text=self.written, chunk=True, replay=True).frame()
         while True:
             changed = self._changed
             while seen < len(self.frames):
@@ -66,12 +66,12 @@ class Run:
                 return
             await changed.wait()
 
-    def _push(self, frame: dict[str, Any]) -> None:
+    def _push(self, frame: Frame) -> None:
         self.frames.append({**frame, "id": self.id})
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    async def _drive(self, events: AsyncIterator[dict[str, Any]]) -> None:
+    async def _drive(self, frames: AsyncIterator[Frame]) -> None:
         self._begun = True
         if self._cancel_requested:
             # Stopped before it began (a cancel right behind its message). A task cancelled before its
@@ -80,10 +80,10 @@ class Run:
             # where the answer saves the turn as stopped.
             self.task.cancel()
         try:
-            async for event in events:
-                self._push(event)
+            async for frame in frames:
+                self._push(frame)
         except asyncio.CancelledError:
-            self._push({"type": "cancelled", "text": self.written})
+            self._push(WsCancelled(type="cancelled", id=self.id, text=self.written).frame())
         except WayfarerError as exc:
             self._push({"type": "error", **exc.to_json()})
         except Exception:
@@ -102,8 +102,8 @@ class AnswerBook:
         self._runs: dict[tuple[str, str], Run] = {}
         self._forget: set[asyncio.TimerHandle] = set()
 
-    def start(self, user_id: str, answer_id: str, events: AsyncIterator[dict[str, Any]]) -> Run:
-        run = Run(answer_id, events)
+    def start(self, user_id: str, answer_id: str, frames: AsyncIterator[Frame]) -> Run:
+        run = Run(answer_id, frames)
         key = (user_id, answer_id)
         self._runs[key] = run
 

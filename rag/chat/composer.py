@@ -13,22 +13,20 @@ exactly those. Fixed phrases come from the message catalogue (rag/i18n/messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
 
 from rag.chat.citations import live_label
-from rag.chat.sections import (
-    Quote,
-    TripPlan,
-    asked_count,
-    asks_length,
-    find_section,
-    guide_sections,
-    quotes_for,
-    trip_days,
-    trip_plan,
-    with_children,
+from rag.chat.guided import from_guide
+from rag.chat.quoting import (
+    Answer,
+    Citation,
+    Citations,
+    Passage,
+    Ref,
+    ToolAnswer,
+    chunks,
+    passage_from_payload,
+    passage_label,
 )
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
@@ -50,68 +48,10 @@ __all__ = [
     "passage_from_payload",
 ]
 
-Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
 MOST_FACTS = 4
 MOST_PER_PLACE = 3
 RELATED = 3
-EXCERPT_GAP = " … "  # between the quoted pieces of one citation that are not next to each other
 # What the service can look up, offered when the guides have nothing.
-
-
-@dataclass
-class Passage:
-    id: str
-    title: str
-    heading: str
-    text: str
-    source: str
-    place: str = ""  # a city guide's city; "" for topic documents
-    chunk: int = 0  # the chunk's position in its document, to keep the guide's order
-
-
-@dataclass
-class ToolAnswer:
-    name: str
-    results: list[str] = field(default_factory=list)  # rendered sentences
-    sandbox: bool = False
-    indicative: bool = False
-    from_index: bool = False
-    fetched_at: str | None = None  # "YYYY-MM-DD HH:MM UTC"
-    error: str | None = None
-    code: str | None = None  # the error's stable code, for saying it in the traveller's language
-    provider: str | None = None
-    ids: list[str] = field(default_factory=list)  # each result's identity, parallel to ``results``
-    attribution: str | None = None  # what the provider's terms ask the answer to carry
-
-
-@dataclass
-class Citation:
-    ref: Ref
-    excerpt: str  # the cited sentence(s) (pieces apart in the guide joined by " … "), or the result
-    label: str = ""  # as the Sources line gives it
-
-
-@dataclass
-class Answer:
-    text: str
-    citations: list[Citation]  # citations[k] is [k+1] in the text
-
-
-class _Citations:
-    """Numbers handed out in order of first appearance; one per item."""
-
-    def __init__(self) -> None:
-        self.items: list[Citation] = []
-        self._keys: dict[object, int] = {}
-
-    def cite(self, key: object, ref: Ref, excerpt: str, label: str) -> int:
-        n = self._keys.get(key)
-        if n is None:
-            self.items.append(Citation(ref, excerpt, label))
-            n = self._keys[key] = len(self.items)
-        elif excerpt and excerpt not in self.items[n - 1].excerpt:
-            self.items[n - 1].excerpt += EXCERPT_GAP + excerpt
-        return n
 
 
 def compose(
@@ -133,7 +73,7 @@ def compose(
     sentences said right after the lead; ``recalled``: earlier results the traveller asks for;
     ``declared``: the tools' declarations (their labels, and which to offer); ``days``: the length of a
     trip the message asks a plan for (rag.chat.sections.trip_days)."""
-    cites = _Citations()
+    cites = Citations()
     found = [t for t in tools if t.results]
     # The passages' places too: "Lisboa" in the question is the Lisbon guide's place, not a topic.
     query = read_question(question, [*places, *{p.place for p in passages if p.place}])
@@ -143,7 +83,7 @@ def compose(
         # What was asked, from the guide's section that answers it (after the tools' results, which
         # answer a request and so are cited first; citing them again later keeps their numbers).
         results = _tool_blocks(lang, tools, cites, declared)
-        answered = _from_guide(
+        answered = from_guide(
             lang, question, query, passages, pool, places[0], days if not tools else None, cites
         )
         if answered is not None:
@@ -212,7 +152,7 @@ def compose(
 
 
 def _finish(
-    lang: str, blocks: list[str], notes: Sequence[str], clarify: str | None, cites: _Citations
+    lang: str, blocks: list[str], notes: Sequence[str], clarify: str | None, cites: Citations
 ) -> Answer:
     """The blocks after the lead's notes, the clarifying question and the Sources line."""
     blocks = blocks[:1] + [escape_markdown(n) for n in notes if n] + blocks[1:]
@@ -222,105 +162,6 @@ def _finish(
         listed = "; ".join(f"[{n}] {escape_markdown(c.label)}" for n, c in enumerate(cites.items, start=1))
         blocks.append(message(lang, "sources", sources=listed))
     return Answer("\n\n".join(b for b in blocks if b), cites.items)
-
-
-def _from_guide(
-    lang: str,
-    question: str,
-    query: Query,
-    passages: Sequence[Passage],
-    pool: list[Candidate],
-    place: str,
-    days: int | None,
-    cites: _Citations,
-) -> tuple[list[str], bool] | None:
-    """A question about one place answered from the section of its guide that answers it, or a trip
-    plan from that guide (then True); None when the place has no guide here or the question no
-    section."""
-    doc = next((p.id for p in passages if p.place and fold(p.place) == fold(place)), None)
-    if doc is None:
-        return None
-    own = [c for c in pool if passages[c.passage].id == doc]
-    sections = guide_sections(own, [p.heading for p in passages], [p.chunk for p in passages])
-    shown = escape_markdown(place)
-    source = message(lang, "source_city", place=shown)
-    english = [message(lang, "quoted_english")] if lang != "en" else []
-    if days and trip_days(question, query.topics):
-        plan = trip_plan(sections, days, query.months, with_children(question))
-        if plan is not None:
-            return _plan_blocks(lang, plan, shown, source, english, query, passages, cites), True
-    topics = ("duration", *query.topics) if asks_length(question) else query.topics
-    chosen = find_section(topics, sections)
-    if chosen is None:
-        return None
-    topic, sec = chosen
-    lead = message(lang, "lead_topic", source=source, topic=message(lang, f"topic.{topic}.in", place=shown))
-    quotes = quotes_for(query, topic, sec, asked_count(question))
-    return [lead, *english, *_quote_blocks(quotes, passages, cites)], False
-
-
-def _plan_blocks(
-    lang: str,
-    plan: TripPlan,
-    place: str,
-    source: str,
-    english: list[str],
-    query: Query,
-    passages: Sequence[Passage],
-    cites: _Citations,
-) -> list[str]:
-    blocks = [message(lang, "plan_lead", days=len(plan.days), place=place, source=source), *english]
-    blocks.append(message(lang, "plan_note"))
-    if plan.left_out:
-        blocks.append(message(lang, "plan_more", count=plan.left_out))
-    names = message(lang, "month_names").split()
-    for key, quotes, extra in (
-        (
-            "plan_season",
-            plan.season,
-            {"month": join_list(lang, [names[m - 1] for m in sorted(query.months)])},
-        ),
-        ("plan_children", plan.children, {}),
-        ("plan_tips", plan.tips, {}),
-    ):
-        if quotes:
-            blocks.append(message(lang, key, **extra))
-            blocks.extend(_quote_blocks(quotes, passages, cites))
-    for n, day in enumerate(plan.days, start=1):
-        quotes = day + (plan.food if n == 1 else [])
-        lines = _quote_blocks(quotes, passages, cites, bullets=True)
-        blocks.append(f"**{message(lang, 'plan_day', n=n)}**\n\n" + "\n".join(lines))
-    return blocks
-
-
-def _quote_blocks(
-    quotes: Sequence[Quote], passages: Sequence[Passage], cites: _Citations, bullets: bool = False
-) -> list[str]:
-    """Whole quotes, each cited: list items as "- " lines, paragraphs as plain lines; list runs and
-    prose runs are separate Markdown blocks (``bullets``: every quote a list line)."""
-    lines: list[tuple[bool, str]] = []
-    for q in quotes:
-        first = q.sentences[0]
-        p = passages[q.item.passage]
-        excerpt = " ".join(c.sentence.text for c in q.sentences)
-        n = cites.cite((p.id, p.heading), ("passage", q.item.passage, 0), excerpt, _passage_label(p))
-        shown = escape_markdown(excerpt)
-        opening = q.item.sentences[0].sentence  # the item's own label and intro, not a chunk's
-        if first is not q.item.sentences[0] and opening.label:
-            shown = f"{escape_markdown(opening.label)}: {shown}"
-        elif first is q.item.sentences[0] and opening.intro and opening.text[:1].islower():
-            shown = f"{escape_markdown(opening.intro)} {shown}"
-        lines.append((bullets or opening.bullet, f"{shown} [{n}]"))
-    if bullets:
-        return [f"- {line}" for _, line in lines]
-    blocks: list[list[str]] = []
-    kind: bool | None = None
-    for bullet, line in lines:
-        if bullet != kind:
-            blocks.append([])
-            kind = bullet
-        blocks[-1].append(f"- {line}" if bullet else line)
-    return ["\n".join(b) for b in blocks]
 
 
 def _facts(
@@ -348,9 +189,7 @@ def _facts(
     return sorted(picked, key=order)
 
 
-def _tool_blocks(
-    lang: str, tools: Sequence[ToolAnswer], cites: _Citations, known: ToolCatalogue
-) -> list[str]:
+def _tool_blocks(lang: str, tools: Sequence[ToolAnswer], cites: Citations, known: ToolCatalogue) -> list[str]:
     blocks = []
     for ti, t in enumerate(tools):
         label = known.label(t.name, lang)
@@ -381,15 +220,7 @@ def _tool_blocks(
     return blocks
 
 
-def _passage_label(p: Passage) -> str:
-    """ "Title — Section", or the title (or section) alone."""
-    head = section(p.heading, p.title)
-    if p.title and head:
-        return f"{p.title} — {head}"
-    return p.title or head or p.id
-
-
-def _fact_blocks(facts: list[Candidate], passages: Sequence[Passage], cites: _Citations) -> list[str]:
+def _fact_blocks(facts: list[Candidate], passages: Sequence[Passage], cites: Citations) -> list[str]:
     """The chosen sentences: a list item's sentences on one "- " line, a paragraph's on plain lines,
     each run cited once at its end; list runs and prose runs are separate Markdown blocks."""
     lines: list[tuple[bool, str]] = []
@@ -401,7 +232,7 @@ def _fact_blocks(facts: list[Candidate], passages: Sequence[Passage], cites: _Ci
         first = run[0]
         p = passages[first.passage]
         excerpt = " ".join(c.sentence.text for c in run)
-        n = cites.cite((p.id, p.heading), ("passage", first.passage, 0), excerpt, _passage_label(p))
+        n = cites.cite((p.id, p.heading), ("passage", first.passage, 0), excerpt, passage_label(p))
         shown = escape_markdown(excerpt)
         said = first.sentence
         if not said.first and said.label:  # say what the item is about
@@ -482,7 +313,7 @@ def _compare_blocks(
     query: Query,
     passages: Sequence[Passage],
     places: Sequence[str],
-    cites: _Citations,
+    cites: Citations,
 ) -> list[str]:
     """One "### Place" block per place, in the order the traveller named them."""
     blocks = []
@@ -509,7 +340,7 @@ def _nothing(
         message(lang, "offer_tools", tools=join_list(lang, offered)),
     ]
     usable = sorted({c.passage for c in pool}) or ([] if places else range(len(passages)))
-    related = list(dict.fromkeys(_passage_label(passages[i]) for i in usable))[:RELATED]
+    related = list(dict.fromkeys(passage_label(passages[i]) for i in usable))[:RELATED]
     if related:
         lines.append(message(lang, "related", topics=join_list(lang, [escape_markdown(r) for r in related])))
     return " ".join(lines)
@@ -532,29 +363,3 @@ def _error(lang: str, t: ToolAnswer) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def chunks(text: str, size: int = 48) -> Iterator[str]:
-    """The answer in pieces of about ``size`` characters, cut after spaces, for streaming."""
-    start = 0
-    while start < len(text):
-        end = min(len(text), start + size)
-        if end < len(text):
-            space = text.rfind(" ", start, end)
-            end = space + 1 if space > start else end
-        yield text[start:end]
-        start = end
-
-
-def passage_from_payload(point_id: str, payload: dict[str, Any]) -> Passage:
-    city = payload.get("city")
-    chunk = payload.get("chunk_index")
-    return Passage(
-        id=str(payload.get("document_id", point_id)),
-        title=str(payload.get("title", "")),
-        heading=str(payload.get("heading", "")),
-        text=str(payload.get("text", "")),
-        source=str(payload.get("source", "")),
-        place=city if isinstance(city, str) else "",
-        chunk=chunk if isinstance(chunk, int) else 0,
-    )

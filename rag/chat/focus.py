@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from connectors.locations import fold
+from connectors.places import fold
 from rag.dialogue.trip import TripState
 from rag.ingest.documents import norm
 from rag.routing.extract import Slots

@@ -16,6 +16,7 @@ from typing import Any
 from connectors.models import Result
 from rag.chat.citations import Ref, document_source, label, live_source
 from rag.chat.composer import ToolAnswer
+from rag.chat.events import ChatToolCall
 from rag.chat.sentences import split_passage
 from rag.dialogue.plan import Plan
 from rag.errors import ToolValidationError, UnknownLocationError, WayfarerError
@@ -35,7 +36,7 @@ class ToolResults:
     """What the tools did for one answer."""
 
     answers: list[ToolAnswer]  # for the composer, one per planned call
-    tool_calls: list[dict[str, Any]]  # for the complete event
+    tool_calls: list[ChatToolCall]  # for the complete answer
     results: list[list[Result]]  # the results shown, per answer
     made: list[str]  # the calls that went out (a follow-up changes those)
 
@@ -48,17 +49,16 @@ def tool_results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> 
             done.answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
             done.results.append([])
             done.tool_calls.append(
-                {
-                    "name": call.name,
-                    "params": call.params,
-                    "provider": None,
-                    "sandbox": False,
-                    "result_count": 0,
-                    "from_index": False,
-                    "ingested": 0,
-                    "error": outcome.code,
-                    "assumed": call.assumed,
-                }
+                ChatToolCall(
+                    name=call.name,
+                    params=call.params,
+                    provider=None,
+                    result_count=0,
+                    from_index=False,
+                    ingested=0,
+                    error=outcome.code,
+                    assumed=call.assumed,
+                )
             )
             # Refused parameters never went out; a place the provider could not find did, and a
             # follow-up ("what about the 3rd?") changes that search.
@@ -70,7 +70,7 @@ def tool_results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> 
         shown = outcome.call.results[:RESULTS_SHOWN]
         done.answers.append(_answer(outcome, shown))
         done.results.append(shown)
-        done.tool_calls.append({**_tool_call(outcome), "assumed": call.assumed})
+        done.tool_calls.append(_tool_call(outcome, call.assumed))
         done.made.append(call.name)
     return done
 
@@ -90,21 +90,30 @@ def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
     )
 
 
-def _tool_call(o: ToolOutcome) -> dict[str, Any]:
-    return {
-        "name": o.call.tool,
-        "params": o.call.params.model_dump(mode="json", exclude_none=True),
-        "provider": o.call.provider,
-        "sandbox": o.call.sandbox,
-        "result_count": len(o.call.results),
-        "from_index": o.from_index,
-        "ingested": o.ingesting,
-    }
+def _tool_call(o: ToolOutcome, assumed: list[str]) -> ChatToolCall:
+    return ChatToolCall(
+        name=o.call.tool,
+        params=o.call.params.model_dump(mode="json", exclude_none=True),
+        provider=o.call.provider,
+        sandbox=o.call.sandbox,
+        result_count=len(o.call.results),
+        from_index=o.from_index,
+        ingested=o.ingesting,
+        assumed=assumed,
+    )
 
 
-def citable(
-    hits: list[Hit], done: ToolResults, recalled: list[Hit] | None
-) -> tuple[list[Ref], dict[Ref, dict[str, Any]], dict[Ref, str]]:
+@dataclass(frozen=True)
+class Citable:
+    """Every item an answer may cite: ``data`` in the order the model's prompt numbers them, each
+    one's source (``catalog``) and its text (``excerpts``)."""
+
+    data: list[Ref]
+    catalog: dict[Ref, dict[str, Any]]
+    excerpts: dict[Ref, str]
+
+
+def citable(hits: list[Hit], done: ToolResults, recalled: list[Hit] | None) -> Citable:
     """Every item an answer may cite, in the order the model's prompt numbers them (rag.chat.generate
     render_data: passages, tool results, recalled results), with its source and its text."""
     data: list[Ref] = []
@@ -126,7 +135,7 @@ def citable(
         data.append(ref)
         catalog[ref] = document_source(h.id, h.payload)
         excerpts[ref] = str(h.payload.get("text", ""))
-    return data, catalog, excerpts
+    return Citable(data, catalog, excerpts)
 
 
 def recall_focus(slots: Slots | None) -> RecallFocus | None:

@@ -11,6 +11,10 @@ import yaml
 
 from rag.i18n.detect import LANGUAGES
 
+# The date and number words of the six languages (months, weekdays, "tomorrow"s, number words): data the
+# routing's date reader and the slot tagger's word classes both read.
+DATE_WORDS_PATH = Path(__file__).with_name("date_words.yaml")
+
 MESSAGES_PATH = Path(__file__).with_name("messages.yaml")
 
 

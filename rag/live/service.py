@@ -49,11 +49,13 @@ class ToolOutcome:
     shared: bool = False  # joined an identical provider call another caller had made
 
     def to_json(self) -> dict[str, Any]:
-        out = self.call.to_json()
-        out.update(from_index=self.from_index, ingesting=self.ingesting)
-        if self.from_index and self.call.results:
-            out["fetched_at"] = min(r.fetched_at for r in self.call.results).isoformat()
-        return out
+        """What POST /v1/tools/{name} answers (connectors.tools ToolOutcome)."""
+        fetched = self.from_index and self.call.results
+        return self.call.outcome(
+            from_index=self.from_index,
+            ingesting=self.ingesting,
+            fetched_at=min(r.fetched_at for r in self.call.results).isoformat() if fetched else None,
+        ).model_dump(mode="json")
 
 
 class IngestQueue:

@@ -3,7 +3,7 @@
 "del 12 al 15 de mayo" becomes "del 12 to 15 may", "am 5. Mai" "am 5 may", "el próximo viernes" "next
 friday", "demain" "tomorrow": the English parser (rag/routing/dates.py) then reads them with the very
 same rules as English messages, so "next week", weekends, impossible days ("31 de febrero") and
-ranges mean the same in every language. The words are data (date_words.yaml).
+ranges mean the same in every language. The words are data (rag/i18n/date_words.yaml).
 
 Why not dateparser: measured on travel messages it is fast enough (about 1 ms a message once warm,
 0.3 s to import and up to 0.3 s on a language's first message) but not right enough: its search reads
@@ -19,12 +19,13 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-WORDS_PATH = Path(__file__).with_name("date_words.yaml")
+from rag.i18n import DATE_WORDS_PATH
+
+WORDS_PATH = DATE_WORDS_PATH
 
 _SUFFIX = r"(?:er|º|°|ª|\.)?"  # 1er, 1º, 1°, 5.
 _ARTICLE = r"(?:(?:el|le|la|o|a|il|lo|den|dem)\s+)?"

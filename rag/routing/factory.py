@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from connectors.locations import LocationCatalogue
+from connectors.places import LocationCatalogue
 from rag.embedding.base import Embedder
 from rag.routing.config import load_config
 from rag.routing.router import IntentClassifier, Router

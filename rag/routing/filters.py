@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 
 from connectors.airlines import AIRLINES
-from connectors.locations import fold
+from connectors.places import fold
 
 # Kinds of place, the first that matches wins.
 CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from connectors.places import PlaceMention
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
-from rag.routing.places import PlaceMention
 
 # Slots that hold a place, and those that hold a date.
 PLACE_SLOTS = frozenset(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from qdrant_client import AsyncQdrantClient, models
@@ -63,7 +64,7 @@ class QdrantStore:
         return {a.alias_name: a.collection_name for a in found.aliases}
 
     async def open(self) -> None:
-        try:
+        with _backend(f"cannot open Qdrant collection {self._collection!r}"):
             aliases = {} if self._generation else await self._aliases()
             if self._collection in aliases:
                 self._physical = aliases[self._collection]
@@ -90,8 +91,6 @@ class QdrantStore:
                     await self._index(name, models.PayloadSchemaType.FLOAT)
                 for name in INTEGER_FIELDS:
                     await self._index(name, models.PayloadSchemaType.INTEGER)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot open Qdrant collection {self._collection!r}: {exc}") from exc
 
     async def _index(self, name: str, schema: models.PayloadSchemaType) -> None:
         await self._client.create_payload_index(self._physical, name, schema, wait=True)
@@ -100,26 +99,20 @@ class QdrantStore:
         if not points:
             return
         structs = [models.PointStruct(id=p.id, vector=_vectors(p), payload=p.payload) for p in points]
-        try:
+        with _backend("upsert failed"):
             await self._client.upsert(self._collection, points=structs, wait=True)
-        except Exception as exc:
-            raise IndexUnavailableError(f"upsert failed: {exc}") from exc
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        try:
+        with _backend("delete failed"):
             await self._client.delete(self._collection, points_selector=models.PointIdsList(points=list(ids)))
-        except Exception as exc:
-            raise IndexUnavailableError(f"delete failed: {exc}") from exc
 
     async def delete_where(self, flt: Filter) -> None:
-        try:
+        with _backend("delete failed"):
             await self._client.delete(
                 self._collection, points_selector=models.FilterSelector(filter=_filter(flt))
             )
-        except Exception as exc:
-            raise IndexUnavailableError(f"delete failed: {exc}") from exc
 
     async def search(
         self,
@@ -148,7 +141,7 @@ class QdrantStore:
                     models.Prefetch(query=dense, using=DENSE, limit=pre, filter=f),
                     models.Prefetch(query=sparse_q, using=SPARSE, limit=pre, filter=f),
                 ]
-        try:
+        with _backend("search failed"):
             res = await self._client.query_points(
                 self._collection,
                 prefetch=prefetch,
@@ -158,23 +151,19 @@ class QdrantStore:
                 limit=limit,
                 with_payload=payload,
             )
-        except Exception as exc:
-            raise IndexUnavailableError(f"search failed: {exc}") from exc
         return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in res.points]
 
     async def get(self, ids: Sequence[str]) -> list[Hit]:
         if not ids:
             return []
-        try:
+        with _backend("retrieve failed"):
             records = await self._client.retrieve(self._collection, ids=list(ids), with_payload=True)
-        except Exception as exc:
-            raise IndexUnavailableError(f"retrieve failed: {exc}") from exc
         return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
 
     async def scroll(
         self, flt: Filter | None, limit: int, offset: str | None = None
     ) -> tuple[list[Hit], str | None]:
-        try:
+        with _backend("scroll failed"):
             records, nxt = await self._client.scroll(
                 self._collection,
                 scroll_filter=_filter(flt) if flt else None,
@@ -182,19 +171,15 @@ class QdrantStore:
                 offset=offset,
                 with_payload=True,
             )
-        except Exception as exc:
-            raise IndexUnavailableError(f"scroll failed: {exc}") from exc
         return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records], (
             str(nxt) if nxt is not None else None
         )
 
     async def count(self, flt: Filter | None = None) -> int:
-        try:
+        with _backend("count failed"):
             res = await self._client.count(
                 self._collection, count_filter=_filter(flt) if flt else None, exact=True
             )
-        except Exception as exc:
-            raise IndexUnavailableError(f"count failed: {exc}") from exc
         return int(res.count)
 
     async def ping(self) -> bool:
@@ -212,7 +197,7 @@ class QdrantStore:
 
     async def promote(self, name: str) -> None:
         """Point the alias ``name`` at this collection: one atomic alias operation on the server."""
-        try:
+        with _backend(f"cannot switch {name!r} to {self._physical!r}"):
             aliases = await self._aliases()
             ops: list[models.CreateAliasOperation | models.DeleteAliasOperation] = []
             if name in aliases:
@@ -223,19 +208,16 @@ class QdrantStore:
                 await self._client.delete_collection(name)
             ops.append(_create_alias(name, self._physical))
             await self._client.update_collection_aliases(change_aliases_operations=ops)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot switch {name!r} to {self._physical!r}: {exc}") from exc
 
     async def drop(self) -> None:
         try:
-            await self._client.delete_collection(self._physical)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot delete collection {self._physical!r}: {exc}") from exc
+            with _backend(f"cannot delete collection {self._physical!r}"):
+                await self._client.delete_collection(self._physical)
         finally:
             await self._client.close()
 
     async def drop_siblings(self, family: str) -> list[str]:
-        try:
+        with _backend("cannot list or delete old collections"):
             serving = (await self._aliases()).get(family)
             found = await self._client.get_collections()
             others = [
@@ -245,9 +227,17 @@ class QdrantStore:
             ]
             for name in others:
                 await self._client.delete_collection(name)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot list or delete old collections: {exc}") from exc
         return others
+
+
+@contextmanager
+def _backend(failed: str) -> Iterator[None]:
+    """Where Qdrant's exceptions become the store's, for every method: IndexUnavailableError saying
+    what ``failed``, and why."""
+    try:
+        yield
+    except Exception as exc:
+        raise IndexUnavailableError(f"{failed}: {exc}") from exc
 
 
 def _create_alias(alias: str, collection: str) -> models.CreateAliasOperation:

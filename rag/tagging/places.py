@@ -1,6 +1,6 @@
 """The place catalogue as the tagger's features see it: folded name -> kind of place. Pure look-ups.
 
-Built once from the gazetteer (connectors.gazetteer: cities of 15,000 people or more with their other
+Built once from the gazetteer (connectors.places: cities of 15,000 people or more with their other
 languages' names, airports, countries, US states) and the catalogue's destination cities with their
 aliases ("chi-town", "bkk"). A city's kind carries its size ("city:xl" a million people or more,
 "city:big" 100,000, "city:small"), because a small town named "March" or "Reading" is a word first.
@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-from connectors.gazetteer import Gazetteer, fold
-from connectors.locations import LocationCatalogue
+from connectors.places import Gazetteer, LocationCatalogue, fold
 
 _AIRPORT_WORDS = re.compile(r"\b(?:international|intl|regional|municipal|airport|airfield)\b")
 

@@ -3,7 +3,7 @@
 The tagger learnt from English only. A word of another of our languages that it knows is read as its
 English word ("mañana" as "tomorrow", "nach" as "to", "Nächte" as "nights"), so its features are the
 ones the tagger was fitted on; the months, weekdays, number words and one-word days come from
-rag/routing/date_words.yaml, the rest (trip words and cues) is below. English words have classes
+rag/i18n/date_words.yaml, the rest (trip words and cues) is below. English words have classes
 ("march" is a month, "to" a place cue), which carry across months and languages alike.
 """
 
@@ -14,10 +14,10 @@ import unicodedata
 
 import yaml
 
-from rag.routing.date_words import WORDS_PATH
+from rag.i18n import DATE_WORDS_PATH as WORDS_PATH
 
 # English words' classes. Another language's word is read as its English one (``ENGLISH``, and the
-# months, weekdays, numbers and "tomorrow"s of rag/routing/date_words.yaml), so it has these classes too.
+# months, weekdays, numbers and "tomorrow"s of rag/i18n/date_words.yaml), so it has these classes too.
 CLASSES: dict[str, str] = {
     "month": "january february march april may june july august september october november december",
     "weekday": "monday tuesday wednesday thursday friday saturday sunday",

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from rag.chat.answers import Run
+from rag.chat.events import ChatAnswer, Frame, WsCancelled, frames
 from rag.errors import (
     BusyError,
     NothingToCancelError,
@@ -23,7 +24,7 @@ from rag.errors import (
 from rag.web import keys
 from rag.web.auth import require_user
 from rag.web.jsonio import json_response
-from rag.web.middleware import error_body
+from rag.web.responses import ErrorDetail, WsError
 from rag.web.schemas import (
     FRAMES,
     CancelFrame,
@@ -45,13 +46,14 @@ routes = web.RouteTableDef()
 async def chat(request: web.Request) -> web.Response:
     body = await read_body(request, ChatRequest)
     require_user(request, body.user_id)
-    final: dict[str, Any] = {}
+    final: ChatAnswer | None = None
     answer_id = body.id or uuid.uuid4().hex
     respond = request.app[keys.CHAT].respond
     async for event in respond(body.user_id, body.message, answer_id=answer_id, timezone=body.timezone):
-        if event.get("complete"):
+        if isinstance(event, ChatAnswer):
             final = event
-    return json_response(final)
+    assert final is not None  # respond ends every answer with its complete frame
+    return json_response(final.frame())
 
 
 @routes.get("/v1/sessions/{user_id}")
@@ -147,7 +149,7 @@ class _Connection:
         events = self._app[keys.CHAT].respond(
             self._user, frame.text, answer_id=answer_id, timezone=frame.timezone
         )
-        self._follow(book.start(self._user, answer_id, events), replay=False)
+        self._follow(book.start(self._user, answer_id, frames(events)), replay=False)
 
     async def _cancel(self, answer_id: str | None) -> None:
         """Stop an answer: the one this connection receives, or by its id another of this user's (another
@@ -213,19 +215,19 @@ class _Connection:
                 await self._forward
 
 
-def replayed(turn: dict[str, Any]) -> dict[str, Any]:
+def replayed(turn: dict[str, Any]) -> Frame:
     """A saved answer as the frame that ended it: cancelled, or complete (marked redelivered)."""
     if turn.get("cancelled"):
-        return {"type": "cancelled", "id": turn["id"], "text": turn["text"]}
-    return {
-        "type": "response",
-        "id": turn["id"],
-        "text": turn["text"],
-        "complete": True,
-        "sources": turn.get("sources", []),
-        "tool_calls": turn.get("tool_calls", []),
-        "redelivered": True,
-    }
+        return WsCancelled(type="cancelled", id=turn["id"], text=turn["text"]).frame()
+    return ChatAnswer(
+        type="response",
+        id=turn["id"],
+        text=turn["text"],
+        complete=True,
+        sources=turn.get("sources", []),
+        tool_calls=turn.get("tool_calls", []),
+        redelivered=True,
+    ).frame()
 
 
 def _frame(value: Any, request: web.Request) -> MessageFrame | CancelFrame | ResumeFrame:
@@ -242,4 +244,4 @@ def _frame(value: Any, request: web.Request) -> MessageFrame | CancelFrame | Res
 
 async def _error(ws: web.WebSocketResponse, code: str, message: str) -> None:
     if not ws.closed:
-        await ws.send_json({"type": "error", **error_body(code, message)})
+        await ws.send_json(WsError(type="error", error=ErrorDetail(code=code, message=message)).frame())

@@ -1,8 +1,10 @@
 """Response bodies, as pydantic models: what /openapi.json promises each endpoint answers (what clients
 send, WebSocket frames included, is rag/web/schemas.py's: the validators themselves).
 
-The handlers build their JSON by hand; these models describe it (the OpenAPI generator turns them into
-schemas, and the schemathesis fuzz in tests/test_fuzz_http.py checks every response against them).
+Most handlers build their JSON by hand and these models describe it (the OpenAPI generator turns them
+into schemas, and the schemathesis fuzz in tests/test_fuzz_http.py checks every response against them).
+The chat's frames (rag.chat.events) and a tool call (connectors.tools ToolOutcome) are the models the
+code sends, handed on here from where they are made.
 Models keep pydantic's default of ignoring extra keys, so a key added to a body does not break clients
 that follow the description: only a missing or mistyped key does.
 """
@@ -13,6 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
+from connectors.tools import ToolOutcome as ToolOutcome
+from connectors.tools import ToolResult as ToolResult
+from rag.chat.events import ChatAnswer as ChatAnswer
+from rag.chat.events import ChatSource, ChatToolCall, Event
+from rag.chat.events import WsCancelled as WsCancelled
+from rag.chat.events import WsChunk as WsChunk
 from rag.errors import WayfarerError
 from rag.web.middleware import _HTTP_CODES
 
@@ -107,26 +115,6 @@ class ToolList(BaseModel):
     tools: list[ToolDescription]
 
 
-class ToolResult(BaseModel):
-    kind: str
-    id: str
-    text: str
-    data: dict[str, Any]
-
-
-class ToolOutcome(BaseModel):
-    tool: str
-    provider: str
-    sandbox: bool
-    params: dict[str, Any] = Field(description="The validated parameters (locations resolved to codes)")
-    results: list[ToolResult]
-    from_index: bool = Field(description="Answered from fresh indexed results, not the provider")
-    ingesting: int = Field(description="How many results are being written to the index")
-    notice: str | None = Field(None, description="Present when the results are sandbox data")
-    attribution: str | None = Field(None, description="What the provider's terms ask answers to credit")
-    fetched_at: str | None = Field(None, description="When indexed results were fetched (from_index)")
-
-
 class RecallHit(BaseModel):
     id: str
     kind: str | None
@@ -217,72 +205,11 @@ class ReindexResponse(BaseModel):
     runs: list[JobRun]
 
 
-class ChatSource(BaseModel):
-    """One cited item: its number is the [n] the answer's text and its Sources line use."""
-
-    n: int = Field(ge=1, description="The [n] that cites it in the text")
-    id: str
-    kind: str = Field(description='"document", or the live result\'s kind ("hotel_offer", "weather", ...)')
-    title: str
-    section: str | None = Field(None, description="The guide's section the cited text comes from")
-    source: str = Field(description='Where it comes from: the corpus ("seed", "upload", ...) or "live"')
-    excerpt: str = Field("", description="The cited text")
-    provider: str | None = Field(None, description="For live results: the provider that answered")
-    fetched_at: str | None = None
-    sandbox: bool = Field(False, description="Synthetic sandbox data, not a real fare or availability")
-    indicative: bool = Field(False, description="An indicative (cached) price, not a bookable offer")
-
-
-class ChatToolCall(BaseModel):
-    name: str
-    params: dict[str, Any]
-    provider: str | None
-    sandbox: bool = Field(False, description="Whether the results are synthetic sandbox data")
-    result_count: int = Field(description="How many results the call returned (the results are in sources)")
-    from_index: bool
-    ingested: int
-    error: str | None = Field(None, description="The error code when the call failed")
-    assumed: list[str] = Field(
-        default_factory=list,
-        description="The parameters taken from the conversation (trip state, last calls), not the message",
-    )
-
-
-class ChatAnswer(BaseModel):
-    """The complete answer (also the last WebSocket frame of an answer)."""
-
-    type: Literal["response"]
-    id: str | None = Field(None, description="The answer's id (the message frame's, or one the server made)")
-    text: str
-    complete: Literal[True]
-    sources: list[ChatSource]
-    tool_calls: list[ChatToolCall]
-    redelivered: bool = Field(False, description="Sent again for a resume, from the conversation's history")
-
-
-class WsChunk(BaseModel):
-    """A piece of an answer, streamed before the complete answer (``replay``: all of it so far)."""
-
-    type: Literal["response"]
-    id: str | None = None
-    text: str
-    chunk: Literal[True]
-    replay: bool = False
-
-
-class WsCancelled(BaseModel):
-    """The answer stopped at a cancel; ``text`` is what had been sent."""
-
-    type: Literal["cancelled"]
-    id: str
-    text: str
-
-
-class WsError(BaseModel):
+class WsError(Event):
     """An error frame: the error body, typed; the connection stays open."""
 
     type: Literal["error"]
-    id: str | None = None
+    id: str | None = Field(None, exclude_if=lambda value: value is None)
     error: ErrorDetail
 
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 from wordfreq import zipf_frequency
 
-from connectors.locations import PROMINENT_POPULATION, LocationCatalogue, Place, fold
+from connectors.places.catalogue import PROMINENT_POPULATION, LocationCatalogue, Place, fold
 
 # Names that are everyday words even though a well-known city bears them: a place only when anchored.
 AMBIGUOUS = frozenset(

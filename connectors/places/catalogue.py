@@ -1,11 +1,11 @@
 """The place catalogue: what a traveller writes ("new york", "Lisboa", "LHR", "Zurik", "Paris, Texas") to
 a place with an IATA code.
 
-Built on the gazetteer (connectors.gazetteer: every city of 15,000 people or more, every airport, every
-country) with the destination cities of seed_data/sandbox/cities.json on top (their metropolitan codes,
-currencies and price levels). A city without an airport of its own gets its nearest commercial airport's
-code, for flights. Ambiguous names go to the bigger city, or to one in the conversation's country.
-Pure look-ups over in-memory data, loaded once.
+Built on the gazetteer (connectors.places.gazetteer: every city of 15,000 people or more, every airport,
+every country) with the destination cities of seed_data/sandbox/cities.json on top (their metropolitan
+codes, currencies and price levels). A city without an airport of its own gets its nearest commercial
+airport's code, for flights. Ambiguous names go to the bigger city, or to one in the conversation's
+country. Pure look-ups over in-memory data, loaded once.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
-from connectors import gazetteer
-from connectors.gazetteer import Gazetteer, GeoCity, fold
 from connectors.geo import haversine_km
+from connectors.places import gazetteer
+from connectors.places.gazetteer import Gazetteer, GeoCity, fold
 
-CITIES_PATH = Path(__file__).resolve().parent.parent / "seed_data" / "sandbox" / "cities.json"
+CITIES_PATH = Path(__file__).resolve().parents[2] / "seed_data" / "sandbox" / "cities.json"
 
 
 __all__ = ["City", "LocationCatalogue", "Place", "fold", "haversine_km"]

@@ -1,0 +1,94 @@
+"""Answers from one place's guide: the section that answers the question, or a day-by-day plan. Pure.
+
+rag.chat.sections reads the guide and chooses what to quote; this module writes it, in the message's
+language, every quote cited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag.chat.quoting import Citations, Passage, quote_blocks
+from rag.chat.sections import (
+    TripPlan,
+    asked_count,
+    asks_length,
+    find_section,
+    guide_sections,
+    quotes_for,
+    trip_days,
+    trip_plan,
+    with_children,
+)
+from rag.chat.selection import Candidate, Query
+from rag.chat.sentences import escape_markdown, fold
+from rag.i18n import join_list, message
+
+
+def from_guide(
+    lang: str,
+    question: str,
+    query: Query,
+    passages: Sequence[Passage],
+    pool: list[Candidate],
+    place: str,
+    days: int | None,
+    cites: Citations,
+) -> tuple[list[str], bool] | None:
+    """A question about one place answered from the section of its guide that answers it, or a trip
+    plan from that guide (then True); None when the place has no guide here or the question no
+    section."""
+    doc = next((p.id for p in passages if p.place and fold(p.place) == fold(place)), None)
+    if doc is None:
+        return None
+    own = [c for c in pool if passages[c.passage].id == doc]
+    sections = guide_sections(own, [p.heading for p in passages], [p.chunk for p in passages])
+    shown = escape_markdown(place)
+    source = message(lang, "source_city", place=shown)
+    english = [message(lang, "quoted_english")] if lang != "en" else []
+    if days and trip_days(question, query.topics):
+        plan = trip_plan(sections, days, query.months, with_children(question))
+        if plan is not None:
+            return _plan_blocks(lang, plan, shown, source, english, query, passages, cites), True
+    topics = ("duration", *query.topics) if asks_length(question) else query.topics
+    chosen = find_section(topics, sections)
+    if chosen is None:
+        return None
+    topic, sec = chosen
+    lead = message(lang, "lead_topic", source=source, topic=message(lang, f"topic.{topic}.in", place=shown))
+    quotes = quotes_for(query, topic, sec, asked_count(question))
+    return [lead, *english, *quote_blocks(quotes, passages, cites)], False
+
+
+def _plan_blocks(
+    lang: str,
+    plan: TripPlan,
+    place: str,
+    source: str,
+    english: list[str],
+    query: Query,
+    passages: Sequence[Passage],
+    cites: Citations,
+) -> list[str]:
+    blocks = [message(lang, "plan_lead", days=len(plan.days), place=place, source=source), *english]
+    blocks.append(message(lang, "plan_note"))
+    if plan.left_out:
+        blocks.append(message(lang, "plan_more", count=plan.left_out))
+    names = message(lang, "month_names").split()
+    for key, quotes, extra in (
+        (
+            "plan_season",
+            plan.season,
+            {"month": join_list(lang, [names[m - 1] for m in sorted(query.months)])},
+        ),
+        ("plan_children", plan.children, {}),
+        ("plan_tips", plan.tips, {}),
+    ):
+        if quotes:
+            blocks.append(message(lang, key, **extra))
+            blocks.extend(quote_blocks(quotes, passages, cites))
+    for n, day in enumerate(plan.days, start=1):
+        quotes = day + (plan.food if n == 1 else [])
+        lines = quote_blocks(quotes, passages, cites, bullets=True)
+        blocks.append(f"**{message(lang, 'plan_day', n=n)}**\n\n" + "\n".join(lines))
+    return blocks

@@ -1,0 +1,80 @@
+"""What the conversation waits on, as the readers of its next message need it: the state in plain
+lines for an LLM (``describe_state``), the slots asked for, which the slot tagger reads the reply with
+(``asked_slots``), and where a place named alone goes (``asked_place``). Pure."""
+
+from __future__ import annotations
+
+from rag.dialogue.plan_types import ToolSpecs
+from rag.dialogue.trip import TripState
+from rag.routing.slots import PLACE_SLOTS
+
+
+def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
+    """The conversation's state in a few plain lines, for an LLM reading the next message: what the
+    trip holds, what the assistant asked for and is waiting on, and the last search. None when empty."""
+    known = trip.model_dump(
+        mode="json", exclude_none=True, exclude={"last_calls", "pending", "turn", "proposed_date"}
+    )
+    lines = [f"trip: {', '.join(f'{k}={v}' for k, v in known.items())}"] if known else []
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        needs = [q for q in route.required if p.params.get(q) in (None, "")] if route else []
+        has = ", ".join(f"{k}={v}" for k, v in p.params.items()) or "nothing yet"
+        lines.append(
+            f"the assistant asked for {', '.join(needs) or 'details'} to call {p.name} (it has {has})"
+        )
+    if trip.proposed_date is not None:
+        lines.append(f"the assistant asked whether the traveller means {trip.proposed_date.isoformat()}")
+    for c in trip.last_calls or []:
+        lines.append(f"last search: {c.name} with {', '.join(f'{k}={v}' for k, v in c.params.items())}")
+    return "; ".join(lines) or None
+
+
+# The slot tagger's label for each slot a tool parameter reads (rag.tagging.labels).
+_TAG_OF_SLOT = {
+    "origin": "origin",
+    "origin_or_place": "origin",
+    "destination": "destination",
+    "route_destination": "destination",
+    "place": "place",
+    "place_name": "place",
+    "place_text": "place",
+    "start_date": "start_date",
+    "start_or_month": "start_date",
+    "end_date": "end_date",
+    "nights": "nights",
+    "adults": "adults",
+    "rooms": "rooms",
+    "cabin": "cabin",
+}
+
+
+def asked_slots(trip: TripState, specs: ToolSpecs) -> list[str]:
+    """What the assistant asked for and waits on, as the slot tagger names it ("origin", "start_date"):
+    the reply is read with the question."""
+    asked: list[str] = []
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        for q in route.required if route else ():
+            tag = _TAG_OF_SLOT.get(route.params.get(q, "")) if route else None
+            if tag and p.params.get(q) in (None, "") and tag not in asked:
+                asked.append(tag)
+    if trip.proposed_date is not None and "start_date" not in asked:
+        asked.append("start_date")
+    return asked
+
+
+def asked_place(trip: TripState, specs: ToolSpecs) -> str | None:
+    """Where a place named alone goes when a waiting tool asked for one: "origin" when only an origin
+    is missing ("Where are you leaving from?" "Vancouver."), else None (the destination, as usual)."""
+    missing: set[str] = set()
+    for p in trip.pending or []:
+        route = specs.routes.get(p.name)
+        if route is None:
+            continue
+        missing |= {
+            route.params[q]
+            for q in route.required
+            if p.params.get(q) in (None, "") and route.params.get(q) in PLACE_SLOTS
+        }
+    return "origin" if missing and missing <= {"origin", "origin_or_place"} else None

@@ -1,0 +1,239 @@
+"""The details of a trip a message gives besides its places and days: which days end the trip,
+travellers, rooms, nights, cabin, one way or round trip, nonstop, budget and forecast days. Pure.
+
+Words in English, Spanish, French, German, Portuguese and Italian; numbers are read by dates.number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.routing.dates import DateMention, number
+from rag.routing.extracted import Slots
+
+_CABIN = [
+    (re.compile(r"\bpremium[\s-]?econ(?:omy)?\b|\b(?:turista|econ[oó]mica) premium\b"), "PREMIUM_ECONOMY"),
+    (
+        re.compile(r"\bbusiness(?:\s+class)?\b|\bbiz class\b|\bclasse affaires\b|\b(?:classe )?executiva\b"),
+        "BUSINESS",
+    ),
+    (
+        re.compile(
+            r"\bfirst[\s-]class\b|\bprimera clase\b|\bpremi[eè]re classe\b|\berste[nr]? klasse\b"
+            r"|\bprimeira classe\b|\bprima classe\b"
+        ),
+        "FIRST",
+    ),
+    (
+        re.compile(
+            r"\beconomy\b|\bcoach\b|\bclase (?:turista|econ[oó]mica)\b|\bclasse [eé]conomique\b"
+            r"|\btouristenklasse\b|\bclasse (?:econ[oô]mica|economica|turistica)\b"
+        ),
+        "ECONOMY",
+    ),
+]
+_NUM = (
+    r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|una|uno|un|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez"
+    r"|une|deux|trois|quatre|cinq|sept|huit|neuf|dix"
+    r"|eine[nm]?|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
+    r"|uma|um|dois|duas|três|quatro|sete|oito|nove|dez"
+    r"|due|tre|quattro|cinque|sei|sette|otto|dieci"
+    r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
+)
+_ADULTS = re.compile(
+    rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us"
+    r"|adultos?|adultes?|erwachsene[n]?|adulti|personas|personnes?|personen|pessoas|persone"
+    r"|viajeros|pasajeros|voyageurs|passagers|reisende|passagiere|viajantes|passageiros|viaggiatori|passeggeri"
+    r"|hu[eé]spedes|g[äa]ste|h[oó]spedes|ospiti)\b"
+)
+# Seats and tickets count travellers ("three Economy class tickets", "four seats").
+_SEATS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:economy|business|first|premium|class|plane|flight|airline|one[- ]way|round[- ]trip"
+    r"|return|cheap|more|adult)\s+){0,3}(?:tickets?|seats?|plazas?|billets?|pl(?:a|ä)tze|lugares|biglietti|posti)\b"
+)
+_ROOMS = re.compile(
+    rf"\b{_NUM}\s+(?:(?:hotel|double|single|twin|separate|more|king|queen)\s+)?(?:rooms?|habitaci(?:ó|o)n(?:es)?"
+    r"|chambres?|zimmer|quartos?|camer(?:a|e))\b"
+)
+_ROUND_TRIP = re.compile(
+    r"\bround[- ]?trip|\breturn (?:flight|ticket|trip)s?\b|\bida y vuelta\b|\baller[- ]retour\b"
+    r"|\bhin und (?:zur(?:ü|u)ck|r(?:ü|u)ckflug)\b|\bida e volta\b|\bandata e ritorno\b"
+)
+_ONE_WAY = re.compile(
+    r"\bone[- ]way\b|\bsolo ida\b|\bsólo ida\b|\baller simple\b|\bnur hinflug\b|\bsó ida\b|\bsolo andata\b"
+)
+# Words before a date that make it the end of a trip or a stay, in our six languages.
+_END_MARK = re.compile(
+    r"(?:\breturn(?:ing)?|\bcom(?:e|ing) back|\bback(?: home)?|\buntil|\btill|\bthrough|\bcheck(?:ing)?[- ]?out"
+    r"|\bfly(?:ing)? back|\bhead(?:ing)? back|\bvolver|\bvuelta|\bregres(?:o|ar|ando)|\bhasta|\bretour|\brevenir"
+    r"|\brentrer|\bjusqu'(?:au|à|a)|\bzur(?:ü|u)ck|\br(?:ü|u)ckflug|\bbis(?: zum)?|\bvolta(?:r)?|\bregresso|\bat(?:é|e)"
+    r"|\britorno|\btornare|\bfino al?)\b[^.!?\d]{0,24}$"
+)
+_CHILDREN = re.compile(
+    rf"\b(a|an|{_NUM[1:-1]})\s*(?:little\s+|young\s+|small\s+)?(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
+    r"|crianças|criancas|filhos|bambini|figli|ragazzi)\b"
+)
+_INFANT = re.compile(
+    rf"\b(?:{_NUM}\s+)?(?:infants?|bab(?:y|ies)|newborns?|lap child|beb[eéê]s?|b[eé]b[eé]s?|babys|säuglinge?"
+    r"|kleinkind(?:er)?|neonat[oi]|nourrissons?)\b"
+)
+_COUPLE = re.compile(
+    r"\b(?:couple|my (?:wife|husband|partner|girlfriend|boyfriend)|the two of us|for two(?! (?:nights?|days?|weeks?))"
+    r"|en pareja|mi (?:mujer|esposa|marido|esposo|pareja|novia|novio)|nosotros dos"
+    r"|en couple|ma (?:femme|copine|compagne)|mon (?:mari|copain|compagnon|conjoint)|nous deux"
+    r"|zu zweit|meine[rm]? (?:frau|freundin|partnerin)|meine[mn]? (?:mann|freund|partner)"
+    r"|minha (?:mulher|esposa|namorada)|meu (?:marido|namorado|companheiro)|em casal|n[oó]s dois"
+    r"|mia (?:moglie|ragazza|fidanzata)|mio (?:marito|ragazzo|fidanzato)|in coppia|noi due)\b"
+)
+_NIGHTS = re.compile(
+    rf"\b{_NUM}\s*(?:nights?|nts?|noches?|nuits?|n[äa]chte|nacht|(?:ü|ue)bernachtungen|noites?|nott[ei])\b"
+)
+# Only days in the other languages: the caller reads a unit that starts with "week" as weeks.
+_DAYS_STAY = re.compile(
+    rf"\b(?:for|por|para|pour|für|per|durante|pendant|stay(?:ing)?|stay(?:ing)? (?:there )?for)\s+(?:a\s+total\s+of\s+|a\s+)?{_NUM}?\s*"
+    r"(weeks?|days?|d[ií]as|jours|tage[n]?|giorni)\b"
+)
+_FORECAST_DAYS = re.compile(
+    r"\b(?:(?<=next )|(?<=coming )|(?<=following )|(?<=próximos )|(?<=proximos )|(?<=siguientes )"
+    r"|(?<=nächsten )|(?<=kommenden )|(?<=prossimi )|(?=\S+ prochains jours))"
+    rf"{_NUM}\s+(?:prochains\s+)?(?:days|d[ií]as|jours|tage[n]?|giorni)\b"
+)
+_CURRENCY = {
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "quid": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "chf": "CHF",
+    "aud": "AUD",
+    "cad": "CAD",
+    "dólares": "USD",
+    "dolares": "USD",
+    "dollari": "USD",
+    "libras": "GBP",
+    "livres": "GBP",
+    "pfund": "GBP",
+    "sterline": "GBP",
+}
+_CUR = (
+    r"(\$|€|£|¥|usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|yen|jpy|chf|aud|cad"
+    r"|d[óo]lares|dollari|libras|livres|pfund|sterline)"
+)
+_BUDGET = re.compile(
+    rf"(?:\b(under|below|less than|max(?:imum)?|up to|at most|budget(?: of| is)?|cheaper than|no more than|within"
+    r"|menos de|por debajo de|como m[aá]ximo|m[aá]ximo|presupuesto(?: de)?|moins de|au maximum|budget de"
+    r"|unter|h[öo]chstens|maximal|weniger als|no m[aá]ximo|or[çc]amento(?: de)?|meno di|al massimo|massimo"
+    r"|budget di)\s*"
+    rf"{_CUR}?\s*(\d[\d,]*(?:\.\d+)?)\s*(k\b)?\s*{_CUR}?)|(?:{_CUR}\s*(\d[\d,]*)\b)|(?:\b(\d[\d,]*)\s*{_CUR})",
+    re.IGNORECASE,
+)
+
+
+def end_marked(
+    lowered: str, dates: list[DateMention], spans: Sequence[tuple[str, int, int]]
+) -> frozenset[int]:
+    """The dates (by their index) said as the end of a trip or a stay: a single day said as the end
+    ("returning the 10th"); a range carries its own end."""
+    return frozenset(
+        i
+        for i, d in enumerate(dates)
+        if d.last is None
+        and (
+            _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+            # The tagger's word for it only beside another day, of which it says which is the end.
+            or (
+                len(dates) > 1
+                and any(label == "end_date" and s < d.end and d.start < e for label, s, e in spans)
+            )
+        )
+    )
+
+
+def read_details(text: str, lowered: str, slots: Slots) -> None:
+    """Travellers, rooms, the trip's kind, nights, cabin, nonstop, budget and forecast days, into
+    ``slots`` (whose dates are read already: a weekend is two nights)."""
+    _travellers(lowered, slots)
+    rooms = _ROOMS.search(lowered)
+    if rooms:
+        slots.rooms = number(rooms.group(1))
+    slots.round_trip = bool(_ROUND_TRIP.search(lowered))
+    slots.one_way = not slots.round_trip and bool(_ONE_WAY.search(lowered))
+    nights = _NIGHTS.search(lowered)
+    if nights:
+        slots.nights = number(nights.group(1))
+    else:
+        stay = _DAYS_STAY.search(lowered)
+        if stay:
+            n = number(stay.group(1)) if stay.group(1) else 1
+            if n:
+                slots.nights = n * 7 if stay.group(2).startswith("week") else n
+        elif any(d.weekend for d in slots.dates):
+            slots.nights = 2
+    for pattern, cabin in _CABIN:
+        if pattern.search(lowered):
+            slots.cabin = cabin
+            break
+    slots.nonstop = bool(re.search(r"\b(?:non[\s-]?stop|direct)\b", lowered))
+    _budget(text, slots)
+    days = _FORECAST_DAYS.search(lowered)
+    if days:
+        slots.forecast_days = number(days.group(1))
+    elif re.search(r"\b(?:this|next|coming)\s+week\b|\bweek ahead\b", lowered):
+        slots.forecast_days = 7
+    elif any(d.weekend for d in slots.dates):
+        slots.forecast_days = 2
+    elif slots.dates and slots.dates[0].last is None:
+        slots.forecast_days = 1
+
+
+def _travellers(lowered: str, slots: Slots) -> None:
+    adults = _ADULTS.search(lowered) or _SEATS.search(lowered)
+    if adults:
+        slots.adults = number(adults.group(1))
+    elif _COUPLE.search(lowered):
+        slots.adults = 2
+    children = _CHILDREN.search(lowered)
+    if children:
+        said = children.group(1)
+        slots.children = 1 if said in ("a", "an") else number(said)
+    infant = _INFANT.search(lowered)
+    if infant:
+        slots.infants = number(infant.group(1)) if infant.group(1) else 1
+    if slots.adults is None and (slots.children or slots.infants):
+        slots.adults = 1
+
+
+def _budget(text: str, slots: Slots) -> None:
+    for m in _BUDGET.finditer(text):
+        g = m.groups()
+        if g[0] is not None:
+            amount, k, currency = g[2], g[3], g[1] or g[4]
+        elif g[5] is not None:
+            amount, k, currency = g[6], None, g[5]
+        else:
+            amount, k, currency = g[7], None, g[8]
+        try:
+            value = float(amount.replace(",", ""))
+        except ValueError:
+            continue
+        if k:
+            value *= 1000
+        if value <= 0 or (currency is None and g[0] is None):
+            continue
+        slots.max_price = int(value)
+        slots.currency = _CURRENCY.get(currency.lower()) if currency else None
+        return
