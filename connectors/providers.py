@@ -169,9 +169,9 @@ class Choice:
 
 
 def is_online(connectors: ConnectorSettings) -> bool:
-    """Whether keyless networked providers (Open-Meteo) may be used: in live mode, or once any keyed
+    """Whether keyless networked providers (Open-Meteo) may be used: in real mode, or once any keyed
     provider is configured (a built-in one, or one named in PROVIDERS)."""
-    if connectors.mode == "live":
+    if connectors.mode == "real":
         return True
     return any(s.keys and s.configured(connectors, online=False) for s in (*builtin(), *_named(connectors)))
 
@@ -213,13 +213,13 @@ def choose(connectors: ConnectorSettings, tools: Iterable[str]) -> dict[str, Cho
         elif ready:
             why = "named in WAYFARER_CONNECTORS__PROVIDERS" if named else "first configured provider"
             choices[tool] = Choice(tool, ready[0], False, why, tuple(options))
-        elif mode == "live":
+        elif mode == "real":
             need = " or ".join(
                 " and ".join(f"WAYFARER_CONNECTORS__{k.upper()}" for k in s.keys)
                 for s in candidates
                 if s.keys
             )
-            raise ConfigError(f"WAYFARER_CONNECTORS__MODE=live: {tool} needs {need}")
+            raise ConfigError(f"WAYFARER_CONNECTORS__MODE=real: {tool} needs {need}")
         else:
             choices[tool] = Choice(tool, candidates[0], True, "no provider configured", tuple(options))
     return choices

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypeVar
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from connectors.errors import ConfigError
 
@@ -86,8 +86,15 @@ class ConnectorSettings(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     # auto: per tool, the first configured provider, else the offline sandbox; sandbox: every tool
-    # offline; live: every tool needs a configured provider (connectors/providers.py).
-    mode: Literal["auto", "sandbox", "live"] = "auto"
+    # offline; real: every tool needs a configured provider (connectors/providers.py). "live", its
+    # earlier name, is still read as "real" ("live" now means stored tool results: rag/live).
+    mode: Literal["auto", "sandbox", "real"] = "auto"
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _earlier_name(cls, value: object) -> object:
+        return "real" if value == "live" else value
+
     amadeus_client_id: str | None = None
     amadeus_client_secret: SecretStr | None = None
     amadeus_base_url: str = "https://test.api.amadeus.com"

@@ -256,7 +256,7 @@ def _tools_table(tools: list[dict[str, Any]]) -> str:
             elif o["keys"]:
                 state = "set " + " and ".join(o["keys"])
             else:
-                state = "used once a provider key is set, or with WAYFARER_CONNECTORS__MODE=live"
+                state = "used once a provider key is set, or with WAYFARER_CONNECTORS__MODE=real"
             signup = f"; sign up: {o['signup']}" if o["signup"] and not o["configured"] else ""
             lines.append(f"  {o['name']:14} {state}{signup}")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag.jobs import tasks  # noqa: E402
+from rag.jobs import definitions  # noqa: E402
 from rag.jobs.rebuild import rebuild  # noqa: E402
 from rag.settings import SEED_DIR  # noqa: E402
 from rag.store.base import generation_name  # noqa: E402
@@ -38,16 +38,16 @@ async def once(root: Path) -> dict[str, float]:
     async with open_parts(root / "data") as parts:
         out: dict[str, float] = {}
         start = time.perf_counter()
-        full = await tasks.seed_sync(parts.ingestor, seed)
+        full = await definitions.seed_sync(parts.ingestor, seed)
         out["full"] = time.perf_counter() - start
         start = time.perf_counter()
-        unchanged = await tasks.seed_sync(parts.ingestor, seed)
+        unchanged = await definitions.seed_sync(parts.ingestor, seed)
         out["unchanged"] = time.perf_counter() - start
         assert unchanged["skipped"] == full["added"] and unchanged["chunks"] == 0
         path = seed / EDITED
         path.write_text(path.read_text() + "\n\n## Late additions\n\nThe 28 tram is busiest at noon.\n")
         start = time.perf_counter()
-        edited = await tasks.seed_sync(parts.ingestor, seed)
+        edited = await definitions.seed_sync(parts.ingestor, seed)
         out["edited"] = time.perf_counter() - start
         out["edited_chunks"] = edited["chunks"]
         out["chunks"] = full["chunks"]

@@ -263,9 +263,9 @@ def score_set(name: str, rows: list[dict[str, Any]], answers: list[dict[str, Any
     said = [(a.get("text", ""), a.get("sources", [])) for a in answers]
     if name != "multilingual":
         return [score(r, t, s) for r, (t, s) in zip(rows, said, strict=True)]
-    from rag.i18n import catalogue
+    from rag.i18n import phrases
 
-    docs, phrases = documents(), catalogue()
+    docs, phrases = documents(), phrases()
     return [ml.score_row(r, t, s, docs, phrases) for r, (t, s) in zip(rows, said, strict=True)]
 
 

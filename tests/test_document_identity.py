@@ -21,7 +21,7 @@ from rag.errors import WayfarerError
 from rag.ingest.documents import SourceDocument
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.seeding import load_files, seed_directory, seed_files
-from rag.jobs.tasks import seed_sync
+from rag.jobs.definitions import seed_sync
 from rag.kv.sqlite import SQLiteKV
 from rag.retrieval.service import Retriever
 from rag.store.base import Filter, Hit

@@ -16,7 +16,7 @@ from connectors.places import LocationCatalogue
 from rag.chat.composer import Passage, ToolAnswer, compose
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder
-from rag.i18n import LANGUAGES, catalogue, detect_language, join_list, message, placeholders
+from rag.i18n import LANGUAGES, detect_language, join_list, message, phrases, placeholders
 from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
@@ -96,7 +96,7 @@ def test_a_long_message_is_read_by_its_opening() -> None:
 
 
 def test_the_catalogue_has_every_key_in_every_language_with_the_same_placeholders() -> None:
-    table = catalogue()
+    table = phrases()
     assert set(table) == set(LANGUAGES)
     english = table["en"]
     for lang in LANGUAGES:

@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 
 from rag.errors import JobRunningError
-from rag.jobs import tasks
+from rag.jobs import definitions
 from rag.settings import SchedulerSettings
 from rag.store.base import Filter
 from rag.store.factory import create_store
@@ -76,9 +76,9 @@ async def test_purge_deletes_expired_live_points_and_their_kv_entries_in_batches
     assert (await app[keys.JOBS].run("purge-expired"))["counts"]["deleted"] == 0  # nothing expired yet
     later = time.time() + 30 * 86400  # past every freshness window
     small = SchedulerSettings(purge_batch=2, purge_max_batches=2)
-    first = await tasks.purge_expired(store, kv, small, now=later)
+    first = await definitions.purge_expired(store, kv, small, now=later)
     assert first == {"deleted": 4, "batches": 2, "remaining": 1}
-    second = await tasks.purge_expired(store, kv, small, now=later)
+    second = await definitions.purge_expired(store, kv, small, now=later)
     assert second == {"deleted": 1, "batches": 1, "remaining": 0}
     assert await store.count(live) == 0 and await kv.scan_prefix("live:ivy:") == {}
     assert await store.count(Filter(equals={"source": "seed"})) == documents  # documents never expire

@@ -98,7 +98,7 @@ async def acme(aiohttp_server: Callable[..., Any]) -> TestServer:
     return server
 
 
-# The built-in providers' keys, so that live mode has one for every other tool (none is called).
+# The built-in providers' keys, so that real mode has one for every other tool (none is called).
 BUILTIN_KEYS = {
     "WAYFARER_CONNECTORS__DUFFEL_TOKEN": "unused",
     "WAYFARER_CONNECTORS__LITEAPI_KEY": "unused",
@@ -126,7 +126,7 @@ async def call_sights(client: Any) -> dict[str, Any]:
     return body
 
 
-@pytest.mark.parametrize("mode", ["auto", "live"])
+@pytest.mark.parametrize("mode", ["auto", "real"])
 async def test_an_outside_provider_gets_its_key_from_its_own_settings(
     aiohttp_client: Any, make_settings: Callable[..., Settings], small_seed: Any, acme: TestServer, mode: str
 ) -> None:
@@ -138,7 +138,7 @@ async def test_an_outside_provider_gets_its_key_from_its_own_settings(
         WAYFARER_CONNECTORS__MODE=mode,
         WAYFARER_CONNECTORS__ACME_KEY=KEY,
         WAYFARER_CONNECTORS__ACME_BASE_URL=str(acme.make_url("")),
-        **(BUILTIN_KEYS if mode == "live" else {}),
+        **(BUILTIN_KEYS if mode == "real" else {}),
     )
     assert KEY not in repr(settings)  # a key the settings do not declare is still a secret
     client = await aiohttp_client(create_app(settings))
@@ -167,12 +167,12 @@ async def test_without_its_key_an_outside_provider_stays_on_the_sandbox(
     assert body["provider"] == "acme" and body["sandbox"] is True, body
 
 
-def test_live_mode_without_the_outside_key_names_it(make_settings: Callable[..., Settings]) -> None:
+def test_real_mode_without_the_outside_key_names_it(make_settings: Callable[..., Settings]) -> None:
     from connectors.providers import choose
     from rag.errors import ConfigError
 
     settings = make_settings(
-        WAYFARER_CONNECTORS__MODE="live",
+        WAYFARER_CONNECTORS__MODE="real",
         WAYFARER_CONNECTORS__PROVIDERS=json.dumps({"activity_search": __name__}),
     )
     with pytest.raises(ConfigError, match="activity_search needs WAYFARER_CONNECTORS__ACME_KEY"):

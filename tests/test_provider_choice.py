@@ -65,7 +65,7 @@ def test_a_named_provider_wins_and_goes_offline_without_its_key(make_settings: M
 
 def test_live_mode_names_the_key_a_tool_needs(make_settings: Make) -> None:
     with pytest.raises(ConfigError, match="WAYFARER_CONNECTORS__DUFFEL_TOKEN"):
-        choose(make_settings(WAYFARER_CONNECTORS__MODE="live").connectors, TOOLS)
+        choose(make_settings(WAYFARER_CONNECTORS__MODE="real").connectors, TOOLS)
 
 
 def test_sandbox_mode_keeps_configured_providers_offline(make_settings: Make) -> None:
@@ -87,3 +87,10 @@ def test_a_wrong_provider_name_is_a_start_up_error(
 ) -> None:
     with pytest.raises(ConfigError, match=error):
         choose(make_settings(WAYFARER_CONNECTORS__PROVIDERS=json.dumps(providers)).connectors, TOOLS)
+
+
+def test_the_earlier_name_of_real_mode_is_still_read(make_settings) -> None:  # type: ignore[no-untyped-def]
+    """``live`` now names stored tool results; a configuration written with MODE=live still means real."""
+    assert make_settings(WAYFARER_CONNECTORS__MODE="live").connectors.mode == "real"
+    with pytest.raises(ConfigError, match="WAYFARER_CONNECTORS__MODE=real"):
+        choose(make_settings(WAYFARER_CONNECTORS__MODE="live").connectors, TOOLS)

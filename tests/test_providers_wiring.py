@@ -60,7 +60,7 @@ async def test_a_provider_without_its_key_is_a_config_error_naming_the_setting(
 
     settings = make_settings(
         WAYFARER_CONNECTORS__PROVIDERS=json.dumps(NEW),
-        WAYFARER_CONNECTORS__MODE="live",
+        WAYFARER_CONNECTORS__MODE="real",
     )
     async with aiohttp.ClientSession() as session:
         with pytest.raises(ConfigError, match="WAYFARER_CONNECTORS__DUFFEL_TOKEN"):

@@ -162,7 +162,7 @@ async def upstream(aiohttp_server: Any) -> AsyncIterator[tuple[Upstream, str]]:
 def against(url: str, make_settings: Callable[..., Settings], **env: str) -> Settings:
     return make_settings(
         **fast(
-            WAYFARER_CONNECTORS__MODE="live",
+            WAYFARER_CONNECTORS__MODE="real",
             WAYFARER_CONNECTORS__AMADEUS_CLIENT_ID="id",
             WAYFARER_CONNECTORS__AMADEUS_CLIENT_SECRET="secret",
             WAYFARER_CONNECTORS__AMADEUS_BASE_URL=url,

@@ -31,7 +31,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from connectors.sandbox.app import FAULTS
 from connectors.sandbox.faults import SandboxFaults
-from rag.i18n.catalogue import catalogue, message
+from rag.i18n.phrases import message, phrases
 from rag.settings import SEED_DIR, Settings
 from rag.web import keys
 from rag.web.app import create_app
@@ -676,7 +676,7 @@ def drive_sources_line(driver: webdriver.Chrome, texts: list[str]) -> list[list[
 
 async def test_the_sources_line_is_left_out_of_the_bubble_in_every_language(page_app, driver) -> None:  # type: ignore[no-untyped-def]
     listed = "[1] Lisbon City Guide — Getting around; [2] flight offer, duffel, fetched 2026-11-23 01:40 UTC"
-    lines = {lang: message(lang, "sources", sources=listed) for lang in catalogue()}
+    lines = {lang: message(lang, "sources", sources=listed) for lang in phrases()}
     texts = [f"Take the metro [1], or fly [2].\n{line}" for line in lines.values()]
     url = str(page_app.make_url("/"))
     drawn = await asyncio.to_thread(visit, driver, url, "page-lines", drive_sources_line, texts)

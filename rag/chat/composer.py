@@ -8,7 +8,7 @@ have nothing relevant it says so and offers what it can do instead of quoting lo
 
 Citations: each cited item (a guide section, a tool result, an earlier result) gets one number, 1..N
 in order of first appearance in the text; ``Answer.citations[k]`` is [k+1], and the Sources line lists
-exactly those. Fixed phrases come from the message catalogue (rag/i18n/messages.yaml) in ``lang``.
+exactly those. Fixed phrases come from the phrases (rag/i18n/messages.yaml) in ``lang``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from rag.chat.quoting import (
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
 from rag.chat.vocabulary import GENERAL_TOPICS
-from rag.i18n import catalogue, join_list, message
+from rag.i18n import join_list, message, phrases
 from rag.tools.catalog import ToolCatalogue
 
 __all__ = [
@@ -352,11 +352,11 @@ def _only(values: set[str]) -> str:
 
 
 def _error(lang: str, t: ToolAnswer) -> str:
-    """The tool's own message in English; elsewhere the catalogue's phrase for its code, if it has one.
+    """The tool's own message in English; elsewhere the phrase for its code, if there is one.
 
     The message may quote a provider's words (cleaned and capped where the error was built): escaped like
     a result, so a link or an image in it is shown as the text it is."""
-    if lang != "en" and t.code and f"error.{t.code}" in catalogue().get(lang, {}):
+    if lang != "en" and t.code and f"error.{t.code}" in phrases().get(lang, {}):
         return message(lang, f"error.{t.code}")
     return escape_markdown(t.error or "")
 

@@ -6,14 +6,14 @@ message(lang, key, **kwargs) -> the phrase from messages.yaml (English for an un
 
 from __future__ import annotations
 
-from rag.i18n.catalogue import DATE_WORDS_PATH, catalogue, join_list, message, placeholders
 from rag.i18n.detect import LANGUAGE_NAMES, LANGUAGES, detect_language, load_detector
+from rag.i18n.phrases import DATE_WORDS_PATH, join_list, message, phrases, placeholders
 
 __all__ = [
     "DATE_WORDS_PATH",
     "LANGUAGES",
     "LANGUAGE_NAMES",
-    "catalogue",
+    "phrases",
     "detect_language",
     "join_list",
     "load_detector",

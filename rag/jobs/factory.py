@@ -8,7 +8,7 @@ from collections.abc import Callable
 from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.progress import IngestProgress
-from rag.jobs import tasks
+from rag.jobs import definitions
 from rag.jobs.rebuild import rebuild
 from rag.jobs.runner import Job, JobRunner
 from rag.kv.base import KVStore
@@ -48,13 +48,15 @@ def create_jobs(
     jobs = [
         Job(
             SEED_SYNC,
-            functools.partial(tasks.seed_sync, ingestor, settings.index.seed_dir, seed_progress),
+            functools.partial(definitions.seed_sync, ingestor, settings.index.seed_dir, seed_progress),
             s.seed_sync_minutes,
         ),
-        Job(PURGE_EXPIRED, functools.partial(tasks.purge_expired, store, kv, s), s.purge_expired_minutes),
+        Job(
+            PURGE_EXPIRED, functools.partial(definitions.purge_expired, store, kv, s), s.purge_expired_minutes
+        ),
         Job(
             REFRESH_POPULAR,
-            functools.partial(tasks.refresh_popular, tools, popular, kv, s),
+            functools.partial(definitions.refresh_popular, tools, popular, kv, s),
             s.refresh_popular_minutes,
             enabled=s.refresh_popular,
         ),

@@ -1,4 +1,4 @@
-"""The per-language message catalogue: Wayfarer's fixed phrases, read once from messages.yaml. Pure."""
+"""The per-language phrases: Wayfarer's fixed sentences, read once from messages.yaml. Pure."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ MESSAGES_PATH = Path(__file__).with_name("messages.yaml")
 
 
 @functools.cache
-def catalogue() -> Mapping[str, Mapping[str, str]]:
+def phrases() -> Mapping[str, Mapping[str, str]]:
     """language -> key -> template, as the data file holds it."""
     raw = yaml.safe_load(MESSAGES_PATH.read_text(encoding="utf-8"))
     return {lang: {str(k): str(v) for k, v in raw[lang].items()} for lang in LANGUAGES}
@@ -33,9 +33,9 @@ def placeholders(template: str) -> frozenset[str]:
 def message(lang: str, key: str, **kwargs: object) -> str:
     """The phrase ``key`` in ``lang`` (English for a language we do not speak), filled with ``kwargs``.
 
-    A key missing from the catalogue is a programming error and raises KeyError.
+    A key missing from the phrases is a programming error and raises KeyError.
     """
-    table = catalogue()
+    table = phrases()
     return table.get(lang, table["en"])[key].format(**kwargs)
 
 
