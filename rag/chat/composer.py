@@ -25,6 +25,7 @@ from rag.chat.quoting import (
     Ref,
     ToolAnswer,
     chunks,
+    markdown_blocks,
     passage_from_payload,
     passage_label,
 )
@@ -247,14 +248,7 @@ def _fact_blocks(facts: list[Candidate], passages: Sequence[Passage], cites: Cit
             flush()
         run.append(c)
     flush()
-    blocks: list[list[str]] = []
-    kind: bool | None = None
-    for bullet, line in lines:
-        if bullet != kind:
-            blocks.append([])
-            kind = bullet
-        blocks[-1].append(f"- {line}" if bullet else line)
-    return ["\n".join(b) for b in blocks]
+    return markdown_blocks(lines)
 
 
 def _lead(

@@ -102,6 +102,12 @@ def quote_blocks(
         lines.append((bullets or opening.bullet, f"{shown} [{n}]"))
     if bullets:
         return [f"- {line}" for _, line in lines]
+    return markdown_blocks(lines)
+
+
+def markdown_blocks(lines: Sequence[tuple[bool, str]]) -> list[str]:
+    """(is a list item, text) lines as Markdown blocks: list runs as "- " lines, prose runs as plain
+    lines, each run a block of its own."""
     blocks: list[list[str]] = []
     kind: bool | None = None
     for bullet, line in lines:

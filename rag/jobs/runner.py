@@ -112,6 +112,9 @@ class JobRunner:
             await self.run(name)
         except JobRunningError:
             logger.info("job %s skipped: it runs on another replica", name)
+        except asyncio.CancelledError:
+            # Shutdown while it ran: one line, not the scheduler's traceback; a rerun finishes the work.
+            logger.info("job %s stopped by shutdown; its next run finishes the work", name)
         except Exception:
             pass  # recorded and logged by _run
 
