@@ -80,10 +80,10 @@ def compose(
     query = read_question(question, [*places, *{p.place for p in passages if p.place}])
     pool = candidates(passages, places) if recalled is None else []
     compare = compare and len(places) >= 2 and recalled is None
-    if recalled is None and not compare and len(places) == 1:
-        # What was asked, from the guide's section that answers it (after the tools' results, which
-        # answer a request and so are cited first; citing them again later keeps their numbers).
-        results = _tool_blocks(lang, tools, cites, declared)
+    guide_first = recalled is None and not compare and len(places) == 1
+    # About one place the tools' results are cited first (they answer a request), the guide after them.
+    results = _tool_blocks(lang, tools, cites, declared) if guide_first else []
+    if guide_first:
         answered = from_guide(
             lang, question, query, passages, pool, places[0], days if not tools else None, cites
         )
@@ -121,7 +121,7 @@ def compose(
         body.append("\n".join(lines))
     elif found:
         lead = message(lang, "lead_found", tools=", ".join(declared.label(t.name, lang) for t in found))
-    body.extend(_tool_blocks(lang, tools, cites, declared))
+    body.extend(results if guide_first else _tool_blocks(lang, tools, cites, declared))
     if compare or facts:
         if found:
             body.append(message(lang, "from_guides"))

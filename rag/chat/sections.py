@@ -331,7 +331,7 @@ def trip_plan(
     children: list[Quote] = []
     if kids:
         found = [c for s in sections for c in s.candidates if _KIDS & set(c.words)]
-        children = [q for s in sections for q in whole(s, [c for c in found if c in s.candidates])][:2]
+        children = [q for s in sections for q in whole(s, found)][:2]  # whole() keeps each section's own
     return TripPlan(plan, season, tips, food, children, max(0, len(listed) - shown))
 
 

@@ -181,24 +181,25 @@ class ToolService:
                 return ToolOutcome(
                     ToolCall(name, provider.name, provider.sandbox, params, cached, 0.0), True, 0
                 )
-        shared = request_key("*", name, params) in self._in_flight
-        call = await self._provider_call(name, params)
+        call, shared = await self._provider_call(name, params)
         ingesting = 0
         if self._settings.ingest and call.results:
             ingesting = min(self._settings.top_n, len(call.results))
             self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting, shared)
 
-    async def _provider_call(self, name: str, params: ToolParams) -> ToolCall:
-        """The provider's answer, with its third-party text sanitized; shared by identical calls in flight."""
+    async def _provider_call(self, name: str, params: ToolParams) -> tuple[ToolCall, bool]:
+        """The provider's answer, with its third-party text sanitized; shared by identical calls in flight
+        (then True: this caller joined a call another had made)."""
         key = request_key("*", name, params)  # the same canonical form as stored requests, for any user
         task = self._in_flight.get(key)
+        shared = task is not None
         if task is None:
             task = asyncio.create_task(self._fetch(name, params), name=f"tool-{name}")
             self._in_flight[key] = task
             task.add_done_callback(lambda done: self._landed(key, done))
         # shield: a caller that is cancelled stops waiting; the call goes on for the others.
-        return await asyncio.shield(task)
+        return await asyncio.shield(task), shared
 
     def _landed(self, key: str, task: asyncio.Task[ToolCall]) -> None:
         if self._in_flight.get(key) is task:
@@ -215,7 +216,7 @@ class ToolService:
     async def refresh(self, name: str, raw: Any, scopes: list[str]) -> int:
         """Call ``name`` once and write its results afresh for each scope (renewing their freshness)."""
         params = self.runner.validate(name, raw)
-        call = await self._provider_call(name, params)
+        call, _ = await self._provider_call(name, params)
         self.metrics.tool_calls.labels(name, "refresh").inc()
         if not call.results:
             return 0
