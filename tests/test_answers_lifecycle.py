@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -48,6 +50,28 @@ async def test_cancels_stop_the_answer_once_and_say_what_was_sent() -> None:
     frames = [f async for f in follower]
     assert frames == [{"type": "cancelled", "text": "Tokyo ", "id": "a2"}]
     assert book.get("u", "a2") is run and book.get("u", "other") is None
+    await book.close()
+
+
+async def test_a_finished_answer_is_let_go_after_its_keep_time() -> None:
+    """Nothing of an answer outlives its keep time: a soak of many answers must not grow the process."""
+    gate = asyncio.Event()
+    gate.set()
+    book = AnswerBook(keep_seconds=0.01)
+    runs = [book.start("u", f"k{i}", _words(gate, ["Rome ", "is ", "old."])) for i in range(50)]
+    again = book.start("u", "k0", _words(gate, ["Again."]))  # the same id answered twice
+    refs = [weakref.ref(r) for r in runs]
+    for r in [*runs, again]:
+        await r.task
+    del runs, r, again
+    # Every drop timer was set by now, for at most 0.01 s ahead; the loop fires timers in deadline order.
+    after = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(0.02, after.set_result, None)
+    await after
+    assert not any(book.get("u", f"k{i}") for i in range(50))
+    gc.collect()
+    assert [ref for ref in refs if ref() is not None] == []
+    assert not book._forget
     await book.close()
 
 

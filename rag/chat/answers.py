@@ -100,7 +100,9 @@ class AnswerBook:
     def __init__(self, keep_seconds: float = 120.0) -> None:
         self._keep = keep_seconds
         self._runs: dict[tuple[str, str], Run] = {}
-        self._forget: set[asyncio.TimerHandle] = set()
+        # The timer that drops each finished answer. A fired timer leaves this map: a handle kept here
+        # would hold its Run (frames, task, events) for the life of the process.
+        self._forget: dict[Run, asyncio.TimerHandle] = {}
 
     def start(self, user_id: str, answer_id: str, frames: AsyncIterator[Frame]) -> Run:
         run = Run(answer_id, frames)
@@ -108,8 +110,7 @@ class AnswerBook:
         self._runs[key] = run
 
         def finished(_: asyncio.Task[None]) -> None:
-            handle = asyncio.get_running_loop().call_later(self._keep, self._drop, key, run)
-            self._forget.add(handle)
+            self._forget[run] = asyncio.get_running_loop().call_later(self._keep, self._drop, key, run)
 
         run.task.add_done_callback(finished)
         return run
@@ -118,13 +119,15 @@ class AnswerBook:
         return self._runs.get((user_id, answer_id))
 
     def _drop(self, key: tuple[str, str], run: Run) -> None:
+        self._forget.pop(run, None)
         if self._runs.get(key) is run:
             del self._runs[key]
 
     async def close(self) -> None:
         """Stop every answer still being written (the service is shutting down)."""
-        for handle in self._forget:
+        for handle in self._forget.values():
             handle.cancel()
+        self._forget.clear()
         runs = [r for r in self._runs.values() if not r.finished]
         for run in runs:
             run.cancel()
