@@ -66,11 +66,14 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def current_rss_mib() -> float:
-    """This process's resident set now (Linux ``/proc``), where ``peak_rss_mib`` gives its high-water mark."""
+def current_rss_mib(part: str = "VmRSS") -> float:
+    """This process's resident set now (Linux ``/proc``), where ``peak_rss_mib`` gives its high-water mark.
+
+    ``part``: ``RssAnon`` (heap and other private memory) or ``RssFile`` (mapped files) for one share.
+    """
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(part + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass

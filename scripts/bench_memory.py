@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import gc
 import json
+import logging
 import random
 import sys
 import time
@@ -140,7 +141,9 @@ async def main_async(minutes: float, users: int, slack: float, trace: bool, expi
                 samples.append(((time.perf_counter() - start) / 60, current_rss_mib()))
                 points = await app[keys.STORE].count()
                 print(
-                    f"  minute {samples[-1][0]:5.1f}: RSS {samples[-1][1]:.0f} MiB, {points} points",
+                    f"  minute {samples[-1][0]:5.1f}: RSS {samples[-1][1]:.0f} MiB "
+                    f"(anonymous {current_rss_mib('RssAnon'):.0f}, mapped files {current_rss_mib('RssFile'):.0f})"
+                    f", {points} points",
                     flush=True,
                 )
                 if trace and first_snapshot is None and len(samples) == 2:
@@ -219,6 +222,7 @@ def main() -> None:
         "each tool's own freshness, hours to days, so the index grows through a short soak)",
     )
     args = parser.parse_args()
+    logging.getLogger().setLevel(logging.ERROR)  # the fuzzing's refusals are expected: one line each
     sys.exit(asyncio.run(main_async(args.minutes, args.users, args.slack, args.trace, args.expire_seconds)))
 
 

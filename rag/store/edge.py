@@ -32,14 +32,31 @@ from rag.store.base import (
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
+COMPACT_EVERY = 2_000  # points written or deleted between two compactions (see EdgeStore)
+
 
 class EdgeStore:
     """One Edge shard per collection, in ``<path>/<collection>``.
 
     The shard's calls are blocking, so they run on a small dedicated executor.
+
+    Edge has no background optimiser: an overwritten or deleted point stays in its segment, and every
+    update stays in the write-ahead log, until the owner flushes and optimises. Tool results are
+    rewritten and expire all day, so without that the shard's files (mapped into memory) grow for
+    ever while its point count stays flat. After every ``compact_every`` points written or deleted,
+    the store flushes (which truncates the log) and optimises (which vacuums segments whose deleted
+    share passed Qdrant's threshold); writes wait for it, searches do not.
     """
 
-    def __init__(self, path: Path, collection: str, dimension: int, rrf_k: int, prefetch_limit: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        collection: str,
+        dimension: int,
+        rrf_k: int,
+        prefetch_limit: int,
+        compact_every: int = COMPACT_EVERY,
+    ) -> None:
         self._root = path
         self._dir = path / collection
         self._dimension = dimension
@@ -47,6 +64,10 @@ class EdgeStore:
         self.prefetch_limit = prefetch_limit
         self._shard: Any = None
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edge")
+        self._compact_every = compact_every
+        self._changed = 0  # points written or deleted since the last compaction
+        self._writing = asyncio.Lock()  # one write or compaction at a time
+        self.compactions = 0
 
     async def _run(self, fn: Callable[[], T]) -> T:
         if self._shard is None:
@@ -70,8 +91,16 @@ class EdgeStore:
             raise IndexUnavailableError(f"cannot open the index at {self._dir}: {exc}") from exc
 
     def _open_sync(self) -> Any:
+        # Each segment's dense vectors are mapped from disk (the page cache keeps what searches touch)
+        # rather than held in RAM: Edge's default fills a 32 MiB chunk a segment however few points it
+        # has. An existing shard keeps its segments as they are until the optimiser rewrites them.
+        # See scripts/README.md, "Memory over a long soak".
         config = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=self._dimension, distance=qe.Distance.Cosine)},
+            vectors={
+                DENSE: qe.EdgeVectorParams(
+                    size=self._dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
+                )
+            },
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
         if (self._dir / "edge_config.json").exists():
@@ -97,16 +126,45 @@ class EdgeStore:
             return
         edge_points = [qe.Point(p.id, _vectors(p), p.payload) for p in points]
         op = qe.UpdateOperation.upsert_points(edge_points)
-        await self._run(lambda: self._shard.update(op))
+        await self._write(lambda: self._shard.update(op), len(edge_points))
 
     async def delete(self, ids: Sequence[str]) -> None:
         if ids:
             op = qe.UpdateOperation.delete_points(list(ids))
-            await self._run(lambda: self._shard.update(op))
+            await self._write(lambda: self._shard.update(op), len(ids))
 
     async def delete_where(self, flt: Filter) -> None:
         op = qe.UpdateOperation.delete_points_by_filter(_filter(flt) or qe.Filter())
-        await self._run(lambda: self._shard.update(op))
+
+        def apply() -> int:
+            before = self._shard.info().points_count
+            self._shard.update(op)
+            return int(before - self._shard.info().points_count)
+
+        async with self._writing:
+            await self._changed_by(await self._run(apply))
+
+    async def _write(self, fn: Callable[[], None], changed: int) -> None:
+        async with self._writing:
+            await self._run(fn)
+            await self._changed_by(changed)
+
+    async def _changed_by(self, n: int) -> None:
+        """Count a write; past ``compact_every``, flush and optimise (the caller holds the write lock)."""
+        self._changed += n
+        if self._changed < self._compact_every:
+            return
+        self._changed = 0
+        try:
+            await self._run(self._compact_sync)
+        except IndexUnavailableError as exc:  # the write itself stands; the next one tries again
+            logger.warning("index compaction failed: %s", exc)
+            return
+        self.compactions += 1
+
+    def _compact_sync(self) -> None:
+        self._shard.flush()
+        self._shard.optimize()
 
     async def search(
         self,
