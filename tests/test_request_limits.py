@@ -155,18 +155,29 @@ async def test_over_long_values_are_refused_without_being_repeated(app: TestClie
     assert "t" * 101 not in err["message"]
 
 
+async def refusals(app: TestClient) -> float:
+    """``wayfarer_rate_limited_total`` as /metrics says it now."""
+    text = await (await app.get("/metrics")).text()
+    return float(
+        next(line for line in text.splitlines() if line.startswith("wayfarer_rate_limited_total ")).split()[1]
+    )
+
+
 async def test_route_requests_are_rate_limited_per_caller(app: TestClient) -> None:
+    before = await refusals(app)
     for _ in range(RATE):
         resp = await app.post("/v1/route", json={"message": "hotels in Lisbon"})
         assert resp.status == 200, await resp.text()
     err = await error(await app.post("/v1/route", json={"message": "hotels in Lisbon"}), 429, "rate_limited")
     assert f"at most {RATE} route requests per 3600 s" in err["message"]
+    assert await refusals(app) == before + 1
     # A user has a count of their own; a refused request is not routed at all.
     resp = await app.post("/v1/route", json={"message": "hotels in Lisbon", "user_id": user()})
     assert resp.status == 200, await resp.text()
 
 
 async def test_tool_calls_are_rate_limited_per_caller(app: TestClient) -> None:
+    before = await refusals(app)
     for _ in range(RATE):
         resp = await app.post("/v1/tools/location_search", json={"keyword": "Lisbon"})
         assert resp.status == 200, await resp.text()
@@ -179,6 +190,7 @@ async def test_tool_calls_are_rate_limited_per_caller(app: TestClient) -> None:
         assert resp.status == 200, await resp.text()
     resp = await app.post("/v1/tools/location_search", params={"user_id": who}, json={"keyword": "Porto"})
     await error(resp, 429, "rate_limited")
+    assert await refusals(app) == before + 2
 
 
 @pytest.mark.redis

@@ -72,7 +72,11 @@ class Metrics:
         self.ingest_failures = Counter(
             "wayfarer_background_failures", "Background tasks that failed", registry=r
         )
-        self.rate_limited = Counter("wayfarer_rate_limited", "Messages refused by the rate limit", registry=r)
+        self.rate_limited = Counter(
+            "wayfarer_rate_limited",
+            "Chat messages, route requests and tool calls refused by the rate limits",
+            registry=r,
+        )
         self.job_runs = Counter(
             "wayfarer_job_runs", "Scheduled job runs by job and outcome", ["job", "outcome"], registry=r
         )

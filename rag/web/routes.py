@@ -7,6 +7,7 @@ from aiohttp import web
 from rag.chat.limits import RateLimit
 from rag.errors import (
     NotFoundError,
+    RateLimitedError,
     ToolNotFoundError,
     ToolValidationError,
     UnknownFilterValueError,
@@ -135,7 +136,11 @@ async def _rate_limit(
     """Count one call of ``scope`` for its caller, shared by every replica through the KV store: the
     user, or for an anonymous call the client's address; rate_limited (429) past ``limit`` a window."""
     caller = f"user:{user_id}" if user_id is not None else f"addr:{request.remote or 'unknown'}"
-    await RateLimit(request.app[keys.KV], limit, window, scope=scope, what=what).check(caller)
+    try:
+        await RateLimit(request.app[keys.KV], limit, window, scope=scope, what=what).check(caller)
+    except RateLimitedError:
+        request.app[keys.METRICS].rate_limited.inc()
+        raise
 
 
 @routes.post("/v1/recall")
