@@ -103,6 +103,7 @@ async def replay(
             "status": status,
             "chat": {k: chat.get(k) for k in ("text", "tool_calls", "sources")} if status == 200 else {},
             "missing": route.get("missing") if route_status == 200 else None,
+            "action": route.get("action") if route_status == 200 else None,
             "route_status": route_status,
             "chat_ms": round(ms, 1),
         }
@@ -202,16 +203,25 @@ def brief(r: Mapping[str, Any]) -> dict[str, Any]:
         "sources": [source(s) for s in chat.get("sources") or []],
         "text": str(chat.get("text") or "")[:300],
         "missing": r.get("missing"),
+        "action": r.get("action"),
         "chat_ms": r.get("chat_ms"),
     }
 
 
 def show_wrong(records: list[dict[str, Any]]) -> str:
+    """Each wrong turn: what it must do, why it is wrong, and what the service decided (the route
+    preview's action, with the rule that chose it)."""
     return "\n".join(
         f"{r['journey']} #{r['turn']} [{kind_of(r['expect'])}] {r['user']!r}\n    -> {r['reason']}"
+        + (f"\n    decided: {_decided(r['action'])}" if r.get("action") else "")
         for r in records
         if not r["ok"]
     )
+
+
+def _decided(action: Mapping[str, Any]) -> str:
+    about = ", ".join(f"{k}={v}" for k, v in action.items() if k not in ("kind", "why"))
+    return f"{action.get('kind')} ({action.get('why')}){': ' + about if about else ''}"
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ from rag.chat.quoting import (
 from rag.chat.selection import Candidate, Query, candidates, is_comparison, overview, read_question, select
 from rag.chat.sentences import escape_markdown, fold, markdown_to_text, section
 from rag.chat.vocabulary import GENERAL_TOPICS
+from rag.dialogue.actions import Action, Ask, Compare, Guide, NoGuide, Plan, Recall, Reply, Search
 from rag.i18n import join_list, message, phrases
 from rag.tools.catalog import ToolCatalogue
 
@@ -56,11 +57,130 @@ RELATED = 3
 
 
 def compose(
+    action: Action,
+    question: str,
+    passages: Sequence[Passage],
+    tools: Sequence[ToolAnswer],
+    recalled: Sequence[str] | None,
+    lang: str = "en",
+    *,
+    declared: ToolCatalogue,
+) -> Answer:
+    """The answer to ``action`` (rag.dialogue.policy's decision) in ``lang``: its fixed phrases from
+    the catalogue; quotes and results stay in the language they were written in. ``passages``: what
+    the guides say; ``tools``: the calls made; ``recalled``: earlier results asked about again;
+    ``declared``: the tools' declarations (their labels, and which to offer)."""
+    clarify = " ".join(action.said.questions) or None
+    notes = action.said.notes
+    if isinstance(action, Reply):
+        key = action.social if action.social == "nothing_pending" else f"reply_{action.social}"
+        return Answer(message(lang, key), [])
+    if isinstance(action, Recall):
+        return _recalled(lang, action, recalled or [], declared, clarify)
+    if isinstance(action, Search | Ask):
+        return _results(lang, tools, notes, clarify, declared)
+    if isinstance(action, NoGuide):
+        return _no_guide(lang, question, action.city, passages, tools, notes, clarify, declared)
+    places: list[str] = []
+    days = None
+    if isinstance(action, Guide | Plan):
+        places = [action.city]
+        days = action.days if isinstance(action, Plan) else None
+    elif isinstance(action, Compare):
+        places = list(action.places)
+    return _knowledge(
+        question,
+        passages,
+        tools,
+        clarify,
+        lang,
+        places=places,
+        compare=isinstance(action, Compare),
+        notes=notes,
+        declared=declared,
+        days=days,
+        fallback=isinstance(action, Guide),
+        topics=action.topics if isinstance(action, Guide) else (),
+    )
+
+
+def _results(
+    lang: str,
+    tools: Sequence[ToolAnswer],
+    notes: Sequence[str],
+    clarify: str | None,
+    declared: ToolCatalogue,
+) -> Answer:
+    """Searches made: their results, cited, with the notices they need; or only the questions asked."""
+    cites = Citations()
+    found = [t for t in tools if t.results]
+    blocks: list[str] = []
+    if found:
+        blocks.append(
+            message(lang, "lead_found", tools=", ".join(declared.label(t.name, lang) for t in found))
+        )
+    blocks += _tool_blocks(lang, tools, cites, declared)
+    if any(t.sandbox for t in found):
+        blocks.append(message(lang, "sandbox_notice"))
+    if any(t.indicative for t in found):
+        blocks.append(message(lang, "indicative_notice"))
+    return _finish(lang, blocks, notes, clarify, cites)
+
+
+def _recalled(
+    lang: str, action: Recall, recalled: Sequence[str], declared: ToolCatalogue, clarify: str | None
+) -> Answer:
+    """Results shown before, the one the traveller picks first."""
+    cites = Citations()
+    if not recalled:
+        what = declared.label(action.tool, lang)
+        return _finish(lang, [message(lang, "no_recall", what=what)], (), clarify, cites)
+    label = message(lang, "source_recalled")
+    lines = []
+    for i, r in enumerate(recalled):
+        n = cites.cite(("recalled", i), ("recalled", i, 0), r, label)
+        lines.append(f"- {escape_markdown(r)} [{n}]")
+    return _finish(lang, [message(lang, "lead_recalled"), "\n".join(lines)], (), clarify, cites)
+
+
+def _no_guide(
+    lang: str,
+    question: str,
+    city: str,
+    passages: Sequence[Passage],
+    tools: Sequence[ToolAnswer],
+    notes: Sequence[str],
+    clarify: str | None,
+    declared: ToolCatalogue,
+) -> Answer:
+    """A place without a guide: said plainly first, then what the searches found there, what the guide
+    of a city next to it says of it (its sentences that name it: the Lisbon guide on Sintra), what the
+    topic documents say that answers the question, and what the service can look up. The passages hold
+    no other city's guide (rag.chat.search)."""
+    cites = Citations()
+    shown = escape_markdown(city)
+    blocks = [message(lang, "no_guide", place=shown)]
+    blocks += _tool_blocks(lang, tools, cites, declared)
+    query = read_question(question, [city])
+    pool = candidates(passages, [city])
+    facts = [] if query.empty else _facts(query, pool, passages, places=[city])
+    if any(c.local and passages[c.passage].place for c in facts):
+        blocks[0] += " " + _lead(lang, query, facts, passages, [city])
+    elif facts:
+        blocks.append(message(lang, "from_guides"))
+    blocks.extend(_fact_blocks(facts, passages, cites))
+    offered = [s.label(lang) for s in declared.values() if s.offered]
+    blocks.append(message(lang, "offer_tools", tools=join_list(lang, offered)))
+    if any(t.sandbox for t in tools if t.results):
+        blocks.append(message(lang, "sandbox_notice"))
+    return _finish(lang, blocks, notes, clarify, cites)
+
+
+def _knowledge(
     question: str,
     passages: Sequence[Passage],
     tools: Sequence[ToolAnswer],
     clarify: str | None = None,
-    recalled: Sequence[str] | None = None,
     lang: str = "en",
     *,
     places: Sequence[str] = (),
@@ -68,25 +188,23 @@ def compose(
     notes: Sequence[str] = (),
     declared: ToolCatalogue,
     days: int | None = None,
+    fallback: bool = False,
+    topics: Sequence[str] = (),
 ) -> Answer:
-    """The answer in ``lang``: its fixed phrases from the catalogue; quotes and results stay in the
-    language they were written in. ``places``: the places asked about (display names); ``notes``:
-    sentences said right after the lead; ``recalled``: earlier results the traveller asks for;
-    ``declared``: the tools' declarations (their labels, and which to offer); ``days``: the length of a
-    trip the message asks a plan for (rag.chat.sections.trip_days)."""
+    """An answer from the guides: about one place (its section, or a day-by-day plan of ``days``),
+    places compared, or no one place (the topic documents). ``fallback``: a question for the place's
+    guide, answered from the section its search found first when no section is its topic's."""
     cites = Citations()
     found = [t for t in tools if t.results]
     # The passages' places too: "Lisboa" in the question is the Lisbon guide's place, not a topic.
     query = read_question(question, [*places, *{p.place for p in passages if p.place}])
-    pool = candidates(passages, places) if recalled is None else []
-    compare = compare and len(places) >= 2 and recalled is None
-    guide_first = recalled is None and not compare and len(places) == 1
+    pool = candidates(passages, places)
+    compare = compare and len(places) >= 2
+    guide_first = not compare and len(places) == 1
     # About one place the tools' results are cited first (they answer a request), the guide after them.
     results = _tool_blocks(lang, tools, cites, declared) if guide_first else []
     if guide_first:
-        answered = from_guide(
-            lang, question, query, passages, pool, places[0], days if not tools else None, cites
-        )
+        answered = from_guide(lang, question, query, passages, pool, places[0], days, cites, fallback, topics)
         if answered is not None:
             guided, planned = answered
             if planned and clarify:  # asked before the days, which end the answer
@@ -107,19 +225,11 @@ def compose(
             if any(t.indicative for t in found):
                 guided.append(message(lang, "indicative_notice"))
             return _finish(lang, guided, notes, clarify, cites)
-    facts = [] if compare or recalled is not None else _facts(query, pool, passages, places=places)
+    facts = [] if compare else _facts(query, pool, passages, places=places)
 
     lead: str | None = None
     body: list[str] = []
-    if recalled is not None:
-        lead = message(lang, "lead_recalled" if recalled else "lead_recalled_none")
-        label = message(lang, "source_recalled")
-        lines = []
-        for i, r in enumerate(recalled):
-            n = cites.cite(("recalled", i), ("recalled", i, 0), r, label)
-            lines.append(f"- {escape_markdown(r)} [{n}]")
-        body.append("\n".join(lines))
-    elif found:
+    if found:
         lead = message(lang, "lead_found", tools=", ".join(declared.label(t.name, lang) for t in found))
     body.extend(results if guide_first else _tool_blocks(lang, tools, cites, declared))
     if compare or facts:
@@ -140,7 +250,7 @@ def compose(
             body.extend(_compare_blocks(lang, query, passages, places, cites))
         else:
             body.extend(_fact_blocks(facts, passages, cites))
-    elif recalled is None and not found and not clarify:
+    elif not found and not clarify:
         offered = [s.label(lang) for s in declared.values() if s.offered]
         lead = _nothing(lang, passages, pool, places, offered)
     blocks = [lead] if lead else []

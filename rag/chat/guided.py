@@ -15,13 +15,13 @@ from rag.chat.sections import (
     asks_length,
     find_section,
     guide_sections,
+    naming_section,
     quotes_for,
-    trip_days,
     trip_plan,
     with_children,
 )
 from rag.chat.selection import Candidate, Query
-from rag.chat.sentences import escape_markdown, fold
+from rag.chat.sentences import escape_markdown, fold, section
 from rag.i18n import join_list, message
 
 
@@ -34,10 +34,14 @@ def from_guide(
     place: str,
     days: int | None,
     cites: Citations,
+    fallback: bool = False,
+    topics: Sequence[str] = (),
 ) -> tuple[list[str], bool] | None:
     """A question about one place answered from the section of its guide that answers it, or a trip
     plan from that guide (then True); None when the place has no guide here or the question no
-    section."""
+    section. ``fallback``: the question is surely about this place's guide, so without a section of
+    its topic the section the search found first answers; ``topics``: the topics asked about, the
+    question's own first (else the order the question names them)."""
     doc = next((p.id for p in passages if p.place and fold(p.place) == fold(place)), None)
     if doc is None:
         return None
@@ -46,17 +50,34 @@ def from_guide(
     shown = escape_markdown(place)
     source = message(lang, "source_city", place=shown)
     english = [message(lang, "quoted_english")] if lang != "en" else []
-    if days and trip_days(question, query.topics):
+    if days:
         plan = trip_plan(sections, days, query.months, with_children(question))
         if plan is not None:
             return _plan_blocks(lang, plan, shown, source, english, query, passages, cites), True
-    topics = ("duration", *query.topics) if asks_length(question) else query.topics
-    chosen = find_section(topics, sections)
-    if chosen is None:
+    asked = tuple(topics) or query.topics
+    chosen = find_section(("duration", *asked) if asks_length(question) else asked, sections)
+    naming = naming_section(question, sections, [place], chosen[1] if chosen else None, lang)
+    if naming is not None and (chosen is None or naming is not chosen[1]):
+        # "Is the Octopus card useful?": the section that names it, whatever the topic's would be.
+        quotes = quotes_for(query, "", naming, asked_count(question))
+        lead = message(lang, "lead_section", source=source, section=escape_markdown(naming.name))
+    elif chosen is not None:
+        topic, sec = chosen
+        lead = message(
+            lang, "lead_topic", source=source, topic=message(lang, f"topic.{topic}.in", place=shown)
+        )
+        quotes = quotes_for(query, topic, sec, asked_count(question))
+    elif fallback:
+        # No topic and nothing named: the section the search found first answers, from the guide.
+        first = next((p for p in passages if p.place and fold(p.place) == fold(place)), None)
+        heading = (section(first.heading) or first.heading) if first is not None else None
+        found = next((s for s in sections if s.name == heading), None)
+        if found is None:
+            return None
+        quotes = quotes_for(query, "", found, asked_count(question))
+        lead = message(lang, "lead_section", source=source, section=escape_markdown(found.name))
+    else:
         return None
-    topic, sec = chosen
-    lead = message(lang, "lead_topic", source=source, topic=message(lang, f"topic.{topic}.in", place=shown))
-    quotes = quotes_for(query, topic, sec, asked_count(question))
     return [lead, *english, *quote_blocks(quotes, passages, cites)], False
 
 

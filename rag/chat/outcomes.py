@@ -10,6 +10,7 @@ result as the answer lists it, saying where it came from.
 from __future__ import annotations
 
 import calendar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,8 @@ from rag.chat.citations import Ref, document_source, label, live_source
 from rag.chat.composer import ToolAnswer
 from rag.chat.events import ChatToolCall
 from rag.chat.sentences import split_passage
-from rag.dialogue.plan import Plan
+from rag.dialogue.actions import PlannedCall
+from rag.dialogue.trip import ToolRequest
 from rag.errors import ToolValidationError, UnknownLocationError, WayfarerError
 from rag.ingest.documents import norm
 from rag.live.ingest import SANDBOX_NOTE
@@ -40,11 +42,20 @@ class ToolResults:
     results: list[list[Result]]  # the results shown, per answer
     made: list[str]  # the calls that went out (a follow-up changes those)
 
+    def searched(self, calls: Sequence[PlannedCall]) -> tuple[ToolRequest, ...]:
+        """The calls that went out, each with the identities of the results it showed."""
+        shown = {a.name: a.ids for a in self.answers}
+        return tuple(
+            ToolRequest(name=c.name, params=c.params, shown=list(shown.get(c.name, [])) or None)
+            for c in calls
+            if c.name in self.made
+        )
 
-def tool_results(planned: Plan, outcomes: list[ToolOutcome | BaseException]) -> ToolResults:
+
+def tool_results(calls: Sequence[PlannedCall], outcomes: list[ToolOutcome | BaseException]) -> ToolResults:
     """A call the tool refused as invalid is not one that went out."""
     done = ToolResults([], [], [], [])
-    for call, outcome in zip(planned.calls, outcomes, strict=True):
+    for call, outcome in zip(calls, outcomes, strict=True):
         if isinstance(outcome, WayfarerError):
             done.answers.append(ToolAnswer(call.name, error=outcome.message, code=outcome.code))
             done.results.append([])

@@ -1,79 +1,78 @@
-"""The passages a chat message is answered from: the guides of the places it asks about, read whole.
+"""The passages a chat message is answered from, as its action needs them (rag.dialogue.actions).
 
-A comparison ("Lisbon or Porto?") searches each place on its own, so each has its passages; a question
-about a month beyond the forecast searches the guides' climate for that month. Documents only: stored
-tool results answer "what did you find?" (the recall, rag.live), never a knowledge question, so they
-are never quoted as the guides.
+A guide answer or a plan reads the place's guide whole (the composer quotes the section that answers,
+which a search may have found only in part), with the topic documents the search finds beside it; a
+comparison searches each place on its own; a place without a guide gets the topic documents only (no
+other city's guide speaks for it); a question about no one place searches every document; a search,
+a question asked back, a recall and a reply need none. Documents only: stored tool results answer "what
+did you find?" (the recall, rag.live), never a knowledge question.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from rag.chat.focus import focus
 from rag.chat.steps import Turn
+from rag.dialogue.actions import Compare, General, Guide, NoGuide, Plan
 from rag.ingest.documents import norm
 from rag.retrieval.service import Retriever
 from rag.store.base import Hit
-from rag.tools.catalog import ToolCatalogue
+
+# Seconds the list of guided places is kept before it is read again (documents come and go by upload).
+GUIDES_TTL = 30.0
 
 
-@dataclass(frozen=True)
 class GuideSearch:
-    """Up to ``passages`` documents, each with up to ``chunks`` chunks, for the composer to choose from;
-    ``declared``: the tools' declarations (a route's origin is not where the trip goes)."""
+    """Up to ``passages`` documents, each with up to ``chunks`` chunks, for the composer to choose from."""
 
-    retriever: Retriever
-    declared: ToolCatalogue
-    passages: int = 3
-    chunks: int = 3
+    def __init__(self, retriever: Retriever, passages: int = 3, chunks: int = 3) -> None:
+        self.retriever = retriever
+        self.passages = passages
+        self.chunks = chunks
+        self._guides: tuple[float, dict[str, str]] | None = None
+
+    async def guides(self) -> dict[str, str]:
+        """Every place that has a guide (``norm`` name -> its document's id), read at most every
+        ``GUIDES_TTL`` seconds."""
+        now = time.monotonic()
+        if self._guides is None or now - self._guides[0] > GUIDES_TTL:
+            self._guides = (now, await self.retriever.guides())
+        return self._guides[1]
 
     async def find(
         self, turn: Turn, vector: list[float], user_id: str, *, grounding: bool = True
     ) -> list[Hit]:
-        """Passages from the message's places (or the trip's) and topic documents: the index filters.
-        ``grounding`` off: from anywhere (evaluations compare)."""
-        if not grounding:
-            return await self._search(turn.text, self.passages * self.chunks, user_id, vector)
-        route = any(
-            c.name in self.declared and self.declared[c.name].about == "route" for c in turn.planned.calls
-        )
-        slots, unknown = turn.decision.slots, turn.decision.unknown_places
-        in_places, countries = focus(slots, turn.planned.trip, route, unknown)
+        """The passages ``turn``'s action answers from. ``grounding`` off: from anywhere, whatever the
+        action (evaluations compare)."""
+        action = turn.action
+        if not isinstance(action, Guide | Plan | Compare | NoGuide | General):
+            return []
+        k = self.passages * self.chunks
         query = turn.query
         if query != turn.text:  # "Londres": the guide says "London"; worth a second embedding
             vector = await self.retriever.embed(query)
-        if len(in_places) > 1 and turn.compare:
+        if not grounding:
+            return await self._search(query, k, user_id, vector)
+        if isinstance(action, Compare):
             found = await asyncio.gather(
-                *(self._search(query, 2 * self.chunks, user_id, vector, places=[p]) for p in in_places)
+                *(self._search(query, 2 * self.chunks, user_id, vector, places=[p]) for p in action.places)
             )
             return [hit for hits in found for hit in hits]
-        k = self.passages * self.chunks
-        hits = await self._search(query, k, user_id, vector, places=in_places, countries=countries)
-        if in_places and not any(h.payload.get("city_norm") in in_places for h in hits):
-            # No guide of its own ("Sintra", "Fushimi Inari"): another guide may say something about it;
-            # the composer quotes only its sentences that name the place.
-            hits = await self._search(query, k, user_id, vector)
-        return hits
-
-    async def whole_guide(self, hits: list[Hit], places: Sequence[str], skip: bool) -> list[Hit]:
-        """The hits, and every other chunk of the asked place's own guide after them: the composer answers
-        from the section that answers (rag.chat.sections), which the search may have found only in part."""
-        if skip or len(places) != 1:
+        if isinstance(action, General):
+            countries = [c.upper() for c in turn.decision.slots.countries] if turn.decision.slots else []
+            return await self._search(query, k, user_id, vector, countries=countries)
+        if isinstance(action, NoGuide):
+            # The topic documents, and the guide of a guided city next to it (Sintra: Lisbon's).
+            near = [action.near] if action.near else [action.city]
+            return await self._search(query, k, user_id, vector, places=near)
+        hits = await self._search(query, k, user_id, vector, places=[action.city])
+        doc = turn.guides.get(norm(action.city))
+        if doc is None:
             return hits
-        place = norm(places[0])
-        own = next(
-            (h for h in hits if h.payload.get("city_norm") == place and h.payload.get("source") != "live"),
-            None,
-        )
-        if own is None:
-            return hits
-        doc = str(own.payload.get("document_id", ""))
         have = {h.id for h in hits}
-        rest = [h for h in await self.retriever.document(doc) if h.id not in have]
-        return hits + rest
+        return hits + [h for h in await self.retriever.document(doc) if h.id not in have]
 
     async def _search(
         self,

@@ -19,9 +19,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from wordfreq import zipf_frequency
+
 from rag.chat.selection import Candidate, Query, score
-from rag.chat.sentences import fold, section, tokens
-from rag.chat.vocabulary import SEASON_OF_MONTH
+from rag.chat.sentences import fold, section, stem, tokens
+from rag.chat.vocabulary import SEASON_OF_MONTH, STOPWORDS, TOPICS
 
 # A topic's section, by words its heading holds (folded), in order of preference.
 SECTION_WORDS: dict[str, tuple[str, ...]] = {
@@ -48,6 +50,14 @@ KEEP_SHARE = 0.6  # of the best sentence's relevance, to be quoted beside it
 # Words a sentence may not open on when quoted alone: they point back at a subject said before.
 POINTING = frozenset("it its it's they their them this these those he she his her both such there".split())
 _ASKED_COUNT = re.compile(r"\b(?:top|best|main)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:sights|things|places|tips)\b")
+# A word rarer than this in English (wordfreq's Zipf scale: "octopus" 3.1, "tram" 3.4, "quiet" 4.6) may
+# name the thing a question is about; one found in at most two sections with this score picks one.
+RARE_ZIPF = 4.0
+NAMING_SCORE = 0.3
+NAMED_ALONE = 1.0  # a proper or hyphenated name the question asks about, in one or two sections
+_TOKEN_RAW = re.compile(r"[^\W_]+")
+_TRIGGERS = frozenset(stem(w) for t in TOPICS for phrase in t.triggers for w in fold(phrase).split())
+_HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W_]+)+\b")
 _KIDS = frozenset(
     "child children kid kids family families playground zoo aquarium oceanarium toddler".split()
 )
@@ -139,6 +149,57 @@ def find_section(topics: Sequence[str], sections: Sequence[Section]) -> tuple[st
     return None
 
 
+def naming_section(
+    question: str,
+    sections: Sequence[Section],
+    skip: Sequence[str] = (),
+    prefer: Section | None = None,
+    lang: str = "en",
+) -> Section | None:
+    """The section that holds what the question names and the guide says in few places ("the Octopus
+    card", "hawker centres", "the number 28 tram", "T-money"): its uncommon words (rare in English, in at
+    most three sections, a topic's own words aside), and its hyphenated names, count; the best section,
+    if one holds enough. ``skip``: words of the place asked about; ``prefer``: the section of the
+    question's topic, which wins a tie."""
+    skipped = {w for name in skip for w in tokens(name)}
+    raw_words = _TOKEN_RAW.findall(question)
+    # Proper names: capitalised past a sentence's first word ("the Octopus card", "the Vatican").
+    proper = {fold(w) for i, w in enumerate(raw_words) if i and w[:1].isupper() and not w.isupper()}
+    asked = [
+        (stem(raw), raw in proper)
+        for raw in _TOKEN_RAW.findall(fold(question))
+        if len(raw) > 2
+        and raw not in STOPWORDS
+        and stem(raw) not in skipped
+        and stem(raw) not in _TRIGGERS
+        and zipf_frequency(raw, "en") < RARE_ZIPF
+        and (lang == "en" or zipf_frequency(raw, lang) < RARE_ZIPF)
+    ]
+    names = [n for n in _HYPHENATED.findall(fold(question)) if not set(tokens(n)) <= skipped]
+    if not (asked or names) or not sections:
+        return None
+    words = [{w for c in s.candidates for w in c.words} | set(tokens(s.name)) for s in sections]
+    texts = [fold(" ".join(c.sentence.text for c in s.candidates)) for s in sections]
+    scores = [0.0] * len(sections)
+    named_scores = [0.0] * len(sections)  # of proper and hyphenated names only
+    found: list[tuple[list[int], float, bool]] = [
+        ([i for i, ws in enumerate(words) if w in ws], 2.0 if is_name else 1.0, is_name)
+        for w, is_name in dict.fromkeys(asked)
+    ]
+    found += [([i for i, t in enumerate(texts) if n in t], 2.0, True) for n in dict.fromkeys(names)]
+    for where, weight, is_name in found:
+        if 1 <= len(where) <= 3:
+            for i in where:
+                scores[i] += weight / len(where)
+                named_scores[i] += weight / len(where) if is_name else 0.0
+    best = max(range(len(sections)), key=lambda i: (scores[i], sections[i] is prefer, -i))
+    if prefer is not None and prefer in sections:
+        # The topic's section stands unless another alone holds a name the question asks about.
+        kept = scores[sections.index(prefer)]
+        return sections[best] if named_scores[best] >= NAMED_ALONE and kept == 0 else None
+    return sections[best] if scores[best] >= NAMING_SCORE else None
+
+
 def named(sections: Sequence[Section], *words: str) -> Section | None:
     for w in words:
         for s in sections:
@@ -217,7 +278,7 @@ def of_months(items: Sequence[Item], asked: frozenset[int]) -> list[Item]:
 # --- trip plans ------------------------------------------------------------------------------------
 
 _NUMBER_WORDS = {
-    **dict.fromkeys("one un une uno una eins ein einen um uma".split(), 1),
+    **dict.fromkeys("a an one un une uno una eins ein einen um uma".split(), 1),
     **dict.fromkeys("two deux dos zwei dois duas due".split(), 2),
     **dict.fromkeys("three trois tres drei tre".split(), 3),
     **dict.fromkeys("four quatre cuatro vier quatro quattro".split(), 4),
@@ -226,7 +287,7 @@ _NUMBER_WORDS = {
     **dict.fromkeys("seven sept siete sieben sete sette".split(), 7),
 }
 _DAYS = r"(?:days?|dias?|jours?|tagen?|tage|giorni|giorno)"
-_N_DAYS = re.compile(rf"\b(\d{{1,2}}|[a-z]+)[ -]{_DAYS}\b")
+_N_DAYS = re.compile(rf"\b(\d{{1,2}}|[a-z]+)[ -]{_DAYS}\b(?![ -]trips?)")
 _WEEKEND = re.compile(r"\b(?:long )?(?:weekend|week end|fin de semana|wochenende|fim de semana)\b")
 _LONG_WEEKEND = re.compile(r"\blong weekend\b|\bverlangertes wochenende\b|\bponte\b")
 # A question about the length itself ("is a weekend enough?", "how many days?") asks for the overview.

@@ -15,11 +15,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from connectors.places import LocationCatalogue, Place
 from rag.chat.answers import finish
 from rag.chat.events import ChatAnswer, ChatEvent, WsChunk
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
-from rag.chat.outcomes import ToolResults, recall_focus, tool_results
+from rag.chat.outcomes import ToolResults, tool_results
+from rag.chat.reading import ParamsCheck, nearby, picked, read_question_of, recall_about
 from rag.chat.search import GuideSearch
 from rag.chat.sessions import SessionStore
 from rag.chat.steps import (
@@ -35,14 +37,22 @@ from rag.chat.steps import (
     read_message,
     route_json,
 )
-from rag.dialogue.plan import ToolSpecs, asked_slots, describe_state, plan
+from rag.dialogue.actions import Recall
+from rag.dialogue.context import asked_slots, describe_state
+from rag.dialogue.events import Searched, reduce
+from rag.dialogue.plan_types import ToolSpecs
+from rag.dialogue.policy import Known, decide
+from rag.dialogue.settle import Check
 from rag.dialogue.trip import TripState
+from rag.dialogue.understand import understand
 from rag.errors import RateLimitedError, WayfarerError
 from rag.i18n import message
 from rag.live.service import ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
+from rag.routing.decision import RouteDecision
 from rag.routing.router import Router
+from rag.store.base import Hit
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +93,7 @@ class ChatService:
         self._router = router
         self._retriever = retriever
         self._tools = tools
-        self._search = GuideSearch(retriever, self._specs.declared, passages, chunks_per_passage)
+        self._search = GuideSearch(retriever, passages, chunks_per_passage)
 
     async def respond(
         self, user_id: str, text: str, *, answer_id: str | None = None, timezone: str | None = None
@@ -185,11 +195,12 @@ class ChatService:
         yield answer
 
     async def read_turn(
-        self, user_id: str, text: str, today: dt.date, vector: list[float] | None = None
+        self, user_id: str | None, text: str, today: dt.date, vector: list[float] | None = None
     ) -> Turn:
-        """``text`` read in ``user_id``'s conversation: routed (with its embedding, when there is one)
-        and planned against the trip. Nothing is called and nothing is stored."""
-        trip = await self.sessions.trip(user_id)
+        """``text`` read in ``user_id``'s conversation (a new one without a user): routed (with its
+        embedding, when there is one), read, and decided by the dialogue's policy against the trip.
+        Nothing is called and nothing is stored."""
+        trip = await self.sessions.trip(user_id) if user_id is not None else TripState()
         decision = await self._router.route(
             text,
             vector,
@@ -197,25 +208,46 @@ class ChatService:
             today=today,
             context=describe_state(trip, self._specs),
             asked=asked_slots(trip, self._specs),
+            anchor=trip.start_date,
         )
-        return Turn.read(text, today, decision, plan(decision, trip, self._specs, today, decision.lang))
+        places = _places(decision, trip)
+        guides = await self._search.guides()
+        understood = understand(decision, self._specs.declared, **read_question_of(text, places))
+        near = nearby(_mentioned(decision, trip, self._router.catalogue), guides, self._router.catalogue)
+        known = Known(self._specs, today, frozenset(guides), self._checker(today), near)
+        decided = decide(trip, understood, known)
+        logger.debug("decided %s: %s", decided.action.kind, decided.why)
+        return Turn(text, today, decision, decided, reduce(trip, decided.events), guides)
 
     async def find(self, turn: Turn, vector: list[float], user_id: str) -> Found:
-        """Search and recall at once: the guides' passages, and the earlier results a "what did you
-        find?" asks about (then the asked place's guide is not read whole: the results answer)."""
+        """Search and recall at once: the guides' passages the action answers from, and the earlier
+        results a recall reads back."""
         hits, recalled = await asyncio.gather(
-            self._search.find(turn, vector, user_id, grounding=self.grounding),
-            self._tools.recall(turn.text, user_id, about=recall_focus(turn.decision.slots)),
+            self._search.find(turn, vector, user_id, grounding=self.grounding), self._recall(turn, user_id)
         )
-        hits = await self._search.whole_guide(hits, turn.places, turn.compare or recalled is not None)
         return Found(hits, recalled)
 
+    async def _recall(self, turn: Turn, user_id: str) -> list[Hit] | None:
+        action = turn.action
+        if not isinstance(action, Recall):
+            return None
+        spec = self._specs.declared.get(action.tool)
+        if spec is None:
+            return []
+        about = recall_about(action.params, self._specs.routes.get(action.tool), self._router.catalogue)
+        hits = await self._tools.recall_shown(user_id, spec.kind, action.shown, about=about)
+        return picked(hits, action.pick)
+
     async def call_tools(self, turn: Turn, user_id: str, budget: float | None) -> ToolResults:
-        """The planned calls, made within ``budget`` seconds; the trip remembers the ones that went out."""
-        calls = {c.name: c.params for c in turn.planned.calls}
+        """The action's calls, made within ``budget`` seconds; the trip remembers the ones that went out
+        and what they showed."""
+        calls = {c.name: c.params for c in turn.calls}
         outcomes = await call_tools(self._tools, calls, user_id, turn.today, budget, self._deadline)
-        done = tool_results(turn.planned, outcomes)
-        await self.sessions.save_trip(user_id, turn.planned.remember(done.made))
+        done = tool_results(turn.calls, outcomes)
+        searched = done.searched(turn.calls)
+        await self.sessions.save_trip(
+            user_id, reduce(turn.trip, [Searched(searched)]) if searched else turn.trip
+        )
         return done
 
     async def write(
@@ -226,7 +258,9 @@ class ChatService:
         rather than losing what was said."""
         if self._writer is None:
             return None
-        trip = turn.planned.trip.model_dump(mode="json", exclude_none=True, exclude={"last_calls", "pending"})
+        trip = turn.trip.model_dump(
+            mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn"}
+        )
         data = render_data(draft.passages, draft.tool_answers, draft.recalled)
         system = self._writer.system_prompt(trip, data, turn.lang, turn.today)
         pieces = self._writer.stream(system, await self.sessions.history(user_id))
@@ -268,10 +302,14 @@ class ChatService:
         turn = {"sources": frame["sources"], "tool_calls": frame["tool_calls"], **_with_id(answer.id)}
         await finish(self.sessions.answer(user_id, place, answer.text, **turn), complete=True)
 
-    async def preview(self, user_id: str, text: str, timezone: str | None = None) -> dict[str, Any]:
-        """What the chat would call and ask for ``text`` in ``user_id``'s conversation (trip state and
-        follow-ups included), as /v1/route answers it: no tool is called and nothing is stored."""
+    async def preview(self, user_id: str | None, text: str, timezone: str | None = None) -> dict[str, Any]:
+        """What the chat would do for ``text`` in ``user_id``'s conversation (a new one without a user),
+        as /v1/route answers it: the same decision, but no tool is called and nothing is stored."""
         return route_json(await self.read_turn(user_id, read_message(text), self.today(timezone)))
+
+    def _checker(self, today: dt.date) -> Check:
+        """Each tool's own check of a call's parameters, as the tool would run it on ``today``."""
+        return ParamsCheck(self._specs.declared, self._router.catalogue, today)
 
     def today(self, timezone: str | None = None) -> dt.date:
         """The traveller's date: in their time zone (an IANA name), else UTC; a fixed one in tests."""
@@ -291,6 +329,21 @@ class ChatService:
         """The conversation's country (its destination's), which settles names several places share."""
         place = self._router.catalogue.resolve(trip.destination) if trip.destination else None
         return place.country_code if place else None
+
+
+def _places(decision: RouteDecision, trip: TripState) -> list[str]:
+    """The places a message may be about: those it names (known or not) and the trip's."""
+    slots = decision.slots
+    names = [p.place.city_name for p in slots.places] if slots is not None else []
+    return [*names, *decision.unknown_places, *([trip.destination_name] if trip.destination_name else [])]
+
+
+def _mentioned(decision: RouteDecision, trip: TripState, catalogue: LocationCatalogue) -> list[Place]:
+    """The places a message may be about, resolved: those it names and the trip's."""
+    slots = decision.slots
+    out = [p.place for p in slots.places] if slots is not None else []
+    here = catalogue.resolve(trip.destination) if trip.destination else None
+    return [*out, *([here] if here else [])]
 
 
 def _with_id(answer_id: str | None) -> dict[str, str]:

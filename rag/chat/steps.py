@@ -13,7 +13,7 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,13 +24,27 @@ from rag.chat.composer import (
     ToolAnswer,
     chunks,
     compose,
-    is_comparison,
     passage_from_payload,
 )
 from rag.chat.focus import search_text
 from rag.chat.outcomes import Citable, ToolResults, citable, recalled_items
-from rag.chat.sections import trip_days
-from rag.dialogue.plan import Plan
+from rag.dialogue.actions import (
+    Action,
+    Ask,
+    Compare,
+    Guide,
+    NoGuide,
+    Plan,
+    PlannedCall,
+    Recall,
+    Reply,
+    Search,
+    calls_of,
+    waiting_of,
+)
+from rag.dialogue.forecast import Climate
+from rag.dialogue.policy import Decision
+from rag.dialogue.trip import TripState
 from rag.errors import ProviderTimeoutError
 from rag.live.service import ToolOutcome, ToolService
 from rag.routing.router import RouteDecision
@@ -67,68 +81,113 @@ class Stopwatch:
 
 @dataclass(frozen=True)
 class Turn:
-    """A message read in its conversation: what it asks (the router's ``decision``) and what the chat
-    does about it (the ``planned`` calls and questions, and the trip they leave)."""
+    """A message read in its conversation: what the router found in it (``decision``), what the policy
+    decided to do (``decided``: one action, rag.dialogue.policy), and the trip it leaves (``trip``).
+    ``guides``: the guides of the places it may be about (``norm`` name -> document id)."""
 
     text: str
     today: dt.date
     decision: RouteDecision
-    planned: Plan
-    places: list[str]  # the places it asks about, as the guides name them (else the trip's)
-    compare: bool  # a comparison of places ("Lisbon or Porto?"), when it calls and awaits nothing
+    decided: Decision
+    trip: TripState
+    guides: Mapping[str, str]
 
-    @classmethod
-    def read(cls, text: str, today: dt.date, decision: RouteDecision, planned: Plan) -> Turn:
-        places = place_names(decision, planned)
-        compare = not planned.calls and not planned.waiting and is_comparison(text, places)
-        return cls(text, today, decision, planned, places, compare)
+    @property
+    def action(self) -> Action:
+        return self.decided.action
 
     @property
     def lang(self) -> str:
         return self.decision.lang
 
     @property
+    def calls(self) -> tuple[PlannedCall, ...]:
+        return calls_of(self.action)
+
+    @property
+    def clarify(self) -> str | None:
+        return " ".join(self.action.said.questions) or None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.action.said.notes
+
+    @property
+    def climate(self) -> Climate | None:
+        action = self.action
+        return action.climate if isinstance(action, Search | Ask | Guide) else None
+
+    @property
     def preface(self) -> str | None:
         """Said before the answer: what was taken from the conversation, so the traveller sees it at once."""
-        note = self.planned.assumed_note
+        note = self.action.said.assumed
         return note + "\n\n" if note else None
+
+    @property
+    def places(self) -> list[str]:
+        """The places the answer is about, as the guides name them."""
+        action = self.action
+        if isinstance(action, Guide | Plan | NoGuide):
+            return [action.city]
+        if isinstance(action, Compare):
+            return list(action.places)
+        return []
+
+    @property
+    def compare(self) -> bool:
+        return isinstance(self.action, Compare)
+
+    @property
+    def days(self) -> int | None:
+        return self.action.days if isinstance(self.action, Plan) else None
 
     @property
     def query(self) -> str:
         """What the guides are searched and quoted for: the message with its places as the guides
         name them, or the guides' climate for a month beyond the forecast."""
-        climate = self.planned.climate
+        climate = self.climate
         return climate.query if climate else search_text(self.text, self.decision.slots)
 
 
-def place_names(decision: RouteDecision, planned: Plan) -> list[str]:
-    """The places the message asks about, as the guides name them; else the conversation's. A name
-    no catalogue knows ("Grimsby-on-the-Wold") is one: no other city's guide answers for it."""
-    names = [p.place.city_name for p in decision.slots.places] if decision.slots is not None else []
-    names += decision.unknown_places
-    if not names and planned.trip.destination_name:
-        names = [planned.trip.destination_name]
-    return list(dict.fromkeys(n for n in names if n))
-
-
 def route_json(turn: Turn) -> dict[str, Any]:
-    """What the chat would call and ask, as /v1/route answers it."""
-    planned = turn.planned
+    """What the chat would do, as /v1/route answers it: the action, the calls and what is asked."""
+    action = turn.action
     out: dict[str, Any] = {
         "use_rag": turn.decision.use_rag,
-        "tools": [c.to_json() for c in planned.calls],
-        "missing": planned.waiting,
+        "tools": [c.to_json() for c in turn.calls],
+        "missing": waiting_of(action),
+        "action": action_json(action),
     }
-    if planned.followup:
+    if isinstance(action, Search | Ask) and action.followup:
         out["followup"] = True
-    if planned.clarify:
-        out["clarify"] = planned.clarify
-    if planned.assumed_note:
-        out["assumed"] = planned.assumed_note
-    if planned.notes:
-        out["notes"] = planned.notes
-    if planned.climate:
-        out["climate"] = planned.climate.to_json()
+    if turn.clarify:
+        out["clarify"] = turn.clarify
+    if action.said.assumed:
+        out["assumed"] = action.said.assumed
+    if turn.notes:
+        out["notes"] = list(turn.notes)
+    if turn.climate:
+        out["climate"] = turn.climate.to_json()
+    return out
+
+
+def action_json(action: Action) -> dict[str, Any]:
+    """The action's kind, why it was chosen, and what it is about."""
+    out: dict[str, Any] = {"kind": action.kind, "why": action.said.why}
+    if isinstance(action, Guide | Plan | NoGuide):
+        out["city"] = action.city
+    if isinstance(action, Guide) and action.topics:
+        out["topics"] = list(action.topics)
+    if isinstance(action, Plan):
+        out["days"] = action.days
+    if isinstance(action, Compare):
+        out["places"] = list(action.places)
+    if isinstance(action, Recall):
+        out["tool"] = action.tool
+        if action.pick is not None:
+            out["pick"] = action.pick
+    if isinstance(action, Reply):
+        out["reply"] = action.social
     return out
 
 
@@ -202,19 +261,7 @@ def compose_answer(turn: Turn, found: Found, done: ToolResults, declared: ToolCa
     passages = [passage_from_payload(h.id, h.payload) for h in found.hits]
     recalled = recalled_items(found.recalled, turn.lang, declared)
     cited = citable(found.hits, done, found.recalled)
-    answer = compose(
-        turn.query,
-        passages,
-        done.answers,
-        turn.planned.clarify,
-        recalled,
-        turn.lang,
-        places=turn.places,
-        compare=turn.compare,
-        notes=turn.planned.notes,
-        declared=declared,
-        days=None if turn.planned.calls else trip_days(turn.text),
-    )
+    answer = compose(turn.action, turn.query, passages, done.answers, recalled, turn.lang, declared=declared)
     refs: list[tuple[int, Ref, str]] = [(k + 1, c.ref, c.excerpt) for k, c in enumerate(answer.citations)]
     return Draft(answer, numbered(refs, cited.catalog), passages, done.answers, recalled, cited)
 
@@ -228,7 +275,7 @@ def model_sources(
     cited = draft.citable
     sources, unresolved = cite_written(said, cited.data, cited.catalog, cited.excerpts)
     lines = [
-        *([turn.planned.clarify] if turn.planned.clarify else []),
+        *([turn.clarify] if turn.clarify else []),
         *([sources_line(turn.lang, sources, declared)] if sources else []),
     ]
     return sources, unresolved, ("\n" + "\n".join(lines)) if lines else ""

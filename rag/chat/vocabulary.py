@@ -73,7 +73,7 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "when",
         (
-            "when season seasons month months cuando epoca temporada quand saison mois wann reisezeit "
+            "when season seasons month months cuando epoca temporada quand saison wann reisezeit "
             "jahreszeit monat quando estacao stagione periodo mese"
         ).split()
         + [
@@ -84,6 +84,8 @@ TOPICS: tuple[Topic, ...] = (
             "best time to go",
             "mejor momento",
             "meilleure periode",
+            "quel mois",
+            "quels mois",
             "beste zeit",
         ],
         (
@@ -123,6 +125,21 @@ TOPICS: tuple[Topic, ...] = (
             "transports en commun",
             "offentliche verkehrsmittel",
             "mezzi pubblici",
+            "comment aller",
+            "comment se rendre",
+            "como llegar",
+            "como ir",
+            "wie komme ich",
+            "wie kommt man",
+            "come arrivare",
+            "come andare",
+            "como chegar",
+            "como ir",
+            "best way from",
+            "best way to",
+            "weg von",
+            "weg zum",
+            "weg nach",
         ]
         + "muoversi fortbewegen bewegt locomover".split(),
         (
@@ -149,9 +166,17 @@ TOPICS: tuple[Topic, ...] = (
             "stay staying neighbourhood neighbourhoods neighborhood neighborhoods area areas district "
             "districts hotel hotels accommodation sleep alojarse alojamiento barrio barrios zona hotel "
             "dormir loger logement quartier quartiers hotel ubernachten unterkunft viertel ficar hospedar "
-            "bairro alloggio alloggiare quartiere soggiornare"
+            "bairro alloggio alloggiare quartiere soggiornare base quarter quarters quartieri"
         ).split()
-        + ["where to stay"],
+        + [
+            "where to stay",
+            "part of town",
+            "part of the city",
+            "parts of town",
+            "parts of the city",
+            "which part",
+            "what part",
+        ],
         (
             "neighbourhood neighborhood area district quarter hotel base stay hostel accommodation quiet "
             "central convenient connected residential"
@@ -163,7 +188,10 @@ TOPICS: tuple[Topic, ...] = (
             "see sight sights sightseeing attraction attractions museum museums landmark landmarks temple "
             "visit ver visitar hacer museo voir visiter faire musee sehen besuchen sehenswurdigkeit "
             "sehenswurdigkeiten fazer museu vedere visitare fare gesehen unternehmen sehenswert imperdible "
-            "imperdibles imperdivel imperdiveis incontournable incontournables imperdibile"
+            "imperdibles imperdivel imperdiveis incontournable incontournables imperdibile imperdibili "
+            "park parks garden gardens beach beaches view views viewpoint viewpoints parque parques jardin "
+            "playa playas vistas mirador parc parcs plage plages vue park strand aussicht praia praias parco "
+            "giardino spiaggia panorama"
         ).split()
         + ["things to do", "what to do", "que ver", "que hacer", "pontos turisticos", "no me puedo perder"],
         (

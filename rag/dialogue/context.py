@@ -13,7 +13,7 @@ def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
     """The conversation's state in a few plain lines, for an LLM reading the next message: what the
     trip holds, what the assistant asked for and is waiting on, and the last search. None when empty."""
     known = trip.model_dump(
-        mode="json", exclude_none=True, exclude={"last_calls", "pending", "turn", "proposed_date"}
+        mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn"}
     )
     lines = [f"trip: {', '.join(f'{k}={v}' for k, v in known.items())}"] if known else []
     for p in trip.pending or []:
@@ -23,8 +23,6 @@ def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
         lines.append(
             f"the assistant asked for {', '.join(needs) or 'details'} to call {p.name} (it has {has})"
         )
-    if trip.proposed_date is not None:
-        lines.append(f"the assistant asked whether the traveller means {trip.proposed_date.isoformat()}")
     for c in trip.last_calls or []:
         lines.append(f"last search: {c.name} with {', '.join(f'{k}={v}' for k, v in c.params.items())}")
     return "; ".join(lines) or None
@@ -59,8 +57,6 @@ def asked_slots(trip: TripState, specs: ToolSpecs) -> list[str]:
             tag = _TAG_OF_SLOT.get(route.params.get(q, "")) if route else None
             if tag and p.params.get(q) in (None, "") and tag not in asked:
                 asked.append(tag)
-    if trip.proposed_date is not None and "start_date" not in asked:
-        asked.append("start_date")
     return asked
 
 

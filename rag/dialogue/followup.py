@@ -39,6 +39,15 @@ _FILLER = frozenset(
     e em para o os as no na nos nas mesmas mesmos datas mas com então adultos pessoas noites crianças
     lá ali vez disso quanto
     per le stesse stessi date ma con allora invece adulti persone notti bambini ne dici di lì là da
+    actually oops sorry hmm wait make it change switch move push put works work better prefer can could
+    would we departure return leave leaving outbound inbound check out checkout back come coming home go
+    going get getting instead lets shall fine that's thats
+    en realidad perdona perdón cambia cambiar prefiero regreso vuelta ida salida volver vale mejor día dia
+    finalement fait pardon oups change changer décale décaler retour départ depart partir pars au le
+    eigentlich doch ändere ändern verschieb verschiebe rückflug hinflug abflug rückreise zurück am um einen
+    hinten vorne lieber
+    anzi meglio cambia piuttosto ritorno partenza partiamo torniamo al il
+    na verdade muda mudar prefiro volta partida só até dia no
     """.split()
 )
 _NUMBER_WORDS = {

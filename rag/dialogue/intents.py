@@ -1,69 +1,115 @@
-"""Which tools a message asks for in its conversation (``requests_for``): an answer to what waits for
-details, the message's own tools, or those a follow-up stands for (rag.dialogue.followup). Pure."""
+"""Which searches a message asks for in its conversation (``requests_for``): an answer to what waits
+for details, the message's own tools, or those a follow-up stands for (rag.dialogue.followup). Pure.
+
+Precedence, as people assume it:
+
+1. A tool asked for outright (a command, the LLM, or named by its words: "flights", "a flat") is the
+   message's request; an open question about another tool yields to it, and waits.
+2. A message that gives what a waiting search lacks ("I'd leave from Vancouver on the 3rd", "Seattle",
+   "two rooms") answers the search asked about last; a place said to be the origin answers only a
+   search that has one.
+3. A search made since that question is what a change ("what about the 12th?") changes.
+4. A message that only changes things ("make it the 22nd", "two of us, premium economy", "push the
+   return back a day") changes the last searches, before a tool the classifier guessed from its words.
+5. Else the tools the router found.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from rag.dialogue import followup
-from rag.dialogue.plan_types import Plan, Request, ToolSpecs
-from rag.dialogue.questions import unclear
-from rag.dialogue.trip import ToolRequest, TripState, shift_trip
-from rag.i18n import message
+from rag.dialogue.plan_types import Request, ToolSpecs
+from rag.dialogue.trip import ToolRequest, TripState
 from rag.routing.config import ToolRoute
 from rag.routing.decision import RouteDecision
 from rag.routing.extracted import Slots
-from rag.routing.slots import FREE_PLACE_SLOTS, PLACE_SLOTS
+from rag.routing.slots import FREE_PLACE_SLOTS, PLACE_SLOTS, build_params
+
+# How a tool was chosen when the traveller asked for it outright.
+OUTRIGHT = frozenset({"command", "llm"})
+
+
+@dataclass
+class Intents:
+    """The searches a message asks for, and what else it does to the conversation."""
+
+    requests: list[Request] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)  # waiting searches this message answered
+    followup: bool = False  # it changes the last searches
+    shift: int | None = None  # days the trip's dates move (a follow-up's "the day after")
+    unclear: list[str] = field(default_factory=list)  # a follow-up no search takes: those to name
+    unknown_place: bool = False  # a follow-up names a place nobody knows, for a tool that needs one
 
 
 def requests_for(
-    decision: RouteDecision, slots: Slots, unknown: list[str], specs: ToolSpecs, lang: str, out: Plan
-) -> tuple[list[Request], set[str]]:
-    """The tools this message asks for, and the waiting ones it answered.
-
-    A message that gives what a waiting tool lacks ("I'd leave from Vancouver on the 3rd", "Seattle",
-    "two rooms") answers it, whatever else it says; a tool the router picked from its words alone (not
-    a command or a keyword) is then the answer misread, and is left out. Otherwise the message's own
-    tools, else those a follow-up stands for (then ``out`` is marked a follow-up, its trip shifted, or
-    a question asked when the follow-up does not apply)."""
+    decision: RouteDecision,
+    slots: Slots,
+    unknown: list[str],
+    specs: ToolSpecs,
+    trip: TripState,
+    named: set[str],
+    asked_for: set[str] | frozenset[str] = frozenset(),
+) -> Intents:
+    """The searches this message asks for. ``named``: the tools it names by their words; ``asked_for``:
+    those it asks for by their words ("a flat from the 2nd"), made requests even when the router did not
+    choose them."""
     own: list[Request] = [(t.name, dict(t.params), [], t.confidence, t.via) for t in decision.tools]
     own += [(n, dict(decision.partial.get(n, {})), [], 1.0, "conversation") for n in decision.missing]
-    waiting = {p.name: p for p in out.trip.pending or []}
-    # A tool asked for outright (a command, the LLM, or the classifier sure of it) takes the message's
-    # values; one found from a keyword alone ("anywhere in New York" is no inspiration search) yields to
-    # an answer to what the assistant asked, as a tool scored lower does.
-    named = [r for r in own if decision.vias.get(r[0]) in ("command", "llm", "semantic")]
+    own += [
+        (n, build_params(specs.routes[n], slots, {}), [], 1.0, "named")
+        for n in sorted(asked_for - decision.intended)
+        if n in specs.routes
+    ]
+    named = named | set(asked_for)
+    waiting = {p.name: p for p in trip.pending or []}
+    outright = [r for r in own if decision.vias.get(r[0]) in OUTRIGHT or r[0] in named]
+    # A new request of another kind: the open question waits, and is not what this message answers.
+    elsewhere = [r for r in outright if r[0] not in waiting]
     answers: list[Request] = []
-    if decision.slots is not None and not named:
+    if decision.slots is not None and not elsewhere:
+        latest = max((p.turn for p in waiting.values()), default=0)
         for p in waiting.values():
             route = specs.routes.get(p.name)
-            if route is None:
+            if route is None or p.turn < latest or not _takes_roles(route, slots):
                 continue
-            adapted = followup.adapt(
-                p, route, slots, None, pending=True, missing=_missing(p, route, out.trip)
-            )
+            adapted = followup.adapt(p, route, slots, None, pending=True, missing=_missing(p, route, trip))
             if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
                 answers.append((p.name, adapted[0], [], 1.0, "answer"))
     asked_last = max((p.turn for p in waiting.values()), default=0)
-    searched_last = max((c.turn for c in out.trip.last_calls or []), default=0)
-    if answers and searched_last > asked_last and not own:
+    searched_last = max((c.turn for c in trip.last_calls or []), default=0)
+    if answers and searched_last > asked_last and not outright:
         # A search made since the question: "What about the 12th?" changes that search, not the question.
-        changed = _follow_up(
-            decision, slots, unknown, specs, lang, out, out.trip.last_calls or [], quiet=True
-        )
-        if changed:
-            return changed, set()
+        changed = _follow_up(decision, slots, unknown, specs, trip, trip.last_calls or [], quiet=True)
+        if changed.requests:
+            return changed
     if answers:
-        return answers, {a[0] for a in answers}
-    if own:
-        # The same tool asked for again keeps what its waiting request already has.
-        return [
-            (n, {**waiting[n].params, **params}, a, c, v) if n in waiting else (n, params, a, c, v)
-            for n, params, a, c, v in own
-        ], set()
-    return _follow_up(
-        decision, slots, unknown, specs, lang, out, out.trip.pending or out.trip.last_calls or []
-    ), set()
+        return Intents([*answers, *(r for r in outright if r[0] not in waiting)], {a[0] for a in answers})
+    if outright:
+        return Intents(_with_waiting(outright, waiting))
+    if own and not _changes_only(slots, decision):
+        return Intents(_with_waiting(own, waiting))
+    base = trip.pending or trip.last_calls or []
+    changed = _follow_up(decision, slots, unknown, specs, trip, base)
+    if changed.requests or changed.unclear or changed.unknown_place or not own:
+        return changed
+    return Intents(_with_waiting(own, waiting))
+
+
+def _with_waiting(requests: list[Request], waiting: dict[str, ToolRequest]) -> list[Request]:
+    """The same tool asked for again keeps what its waiting request already has."""
+    return [
+        (n, {**waiting[n].params, **params}, a, c, v) if n in waiting else (n, params, a, c, v)
+        for n, params, a, c, v in requests
+    ]
+
+
+def _changes_only(slots: Slots, decision: RouteDecision) -> bool:
+    """Whether the message is shaped as a change of the last search ("Two of us, premium economy.")
+    rather than a request of its own: the router guessed its tools from its words alone."""
+    guessed = all(decision.vias.get(t.name) in ("semantic", "keyword") for t in decision.tools)
+    return guessed and not decision.missing and followup.shape(slots.text, slots, {}, ()) is not None
 
 
 def _follow_up(
@@ -71,15 +117,13 @@ def _follow_up(
     slots: Slots,
     unknown: list[str],
     specs: ToolSpecs,
-    lang: str,
-    out: Plan,
+    trip: TripState,
     base: list[ToolRequest],
     *,
     quiet: bool = False,
-) -> list[Request]:
-    """The calls a follow-up stands for on ``base`` (the waiting or the last requests), with ``out``
-    marked a follow-up, its trip shifted, or a question asked when it does not apply (none when
-    ``quiet``: the caller has another reading of the message)."""
+) -> Intents:
+    """The calls a follow-up stands for on ``base`` (the waiting or the last requests). ``quiet``: the
+    caller has another reading of the message, so nothing is asked when the follow-up does not apply."""
     nouns = specs.declared.nouns()
     shape = followup.shape(slots.text, slots, nouns, unknown) if decision.slots is not None else None
     # "Which museums are free in Lisbon?" and "What's the address of that hotel?" are questions for
@@ -90,15 +134,18 @@ def _follow_up(
         and followup.asks_a_question(slots.text)
         and not (shape.again and {c.name for c in base} & set(shape.named))
     ):
-        return []
+        return Intents()
     if shape is None or not (shape.named or (shape.changes and base)):
-        return []
+        return Intents()
     if quiet:
         f = followup.interpret(shape, slots, base, specs.routes)
-        return [
-            (r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests if not f.shift
-        ]
-    out.followup = True
+        return Intents(
+            [
+                (r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup")
+                for r in f.requests
+                if not f.shift
+            ]
+        )
     free = all(
         any(s in FREE_PLACE_SLOTS for s in specs.routes[c.name].params.values())
         for c in base
@@ -106,14 +153,20 @@ def _follow_up(
     )
     if unknown and not shape.named and not (base and free):
         # A place nobody knows, for a tool that needs a known one: which place is the traveller's to say.
-        out.questions.append(message(lang, "unknown_place", name=unknown[0]))
-        return []
-    f = followup.interpret(shape, slots, base, specs.routes, pending=bool(out.trip.pending))
-    if f.shift:
-        out.trip = shift_trip(out.trip, f.shift)
-    if not f.requests:
-        out.questions.append(unclear(lang, [c.name for c in base], specs.declared))
-    return [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
+        return Intents(followup=True, unknown_place=True)
+    f = followup.interpret(shape, slots, base, specs.routes, pending=bool(trip.pending))
+    requests = [(r.name, r.params, f.assumed.get(r.name, []), 1.0, "followup") for r in f.requests]
+    unclear = [c.name for c in base] if not f.requests else []
+    return Intents(requests, followup=True, shift=f.shift, unclear=unclear)
+
+
+def _takes_roles(route: ToolRoute, slots: Slots) -> bool:
+    """Whether a waiting search can take the message's places: a place said to be where the traveller
+    leaves from ("From Boston") answers only a search with an origin."""
+    if not slots.places or slots.destination is not None:
+        return True
+    origin_only = all(p.role == "origin" for p in slots.places)
+    return not origin_only or any(s in ("origin", "origin_or_place") for s in route.params.values())
 
 
 def _missing(request: ToolRequest, route: ToolRoute, trip: TripState) -> list[str]:

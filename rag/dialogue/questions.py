@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rag.dialogue.plan_types import PlannedCall, ToolSpecs
+from rag.dialogue.actions import PlannedCall
+from rag.dialogue.plan_types import ToolSpecs
 from rag.dialogue.trip import TripState
 from rag.i18n import join_list, message
 from rag.routing.clarify import ask_phrase
@@ -31,10 +32,8 @@ def questions(
     unread: list[str],
     passed: Mapping[str, str],
     lang: str,
-    proposed: bool = False,
 ) -> list[str]:
-    """One question per tool waiting: an unknown place named first, then what is missing (a day the
-    assistant ``proposed`` asks about the dates already)."""
+    """One question per tool waiting: an unknown place named first, then what is missing."""
     routes, declared = specs.routes, specs.declared
     questions: list[str] = []
     place_asked = False
@@ -46,8 +45,6 @@ def questions(
                 questions.append(place_question)
                 place_asked = True
             asks = [p for p in asks if route.params.get(p) not in PLACE_SLOTS]
-        if proposed:
-            asks = [p for p in asks if route.params.get(p) not in DATE_SLOTS]
         if name in passed:
             questions.append(message(lang, "past_date", date=passed[name]))
         elif unread and any(route.params.get(p) in DATE_SLOTS for p in asks):

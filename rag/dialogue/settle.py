@@ -6,12 +6,13 @@ said and asked again; a call that would only repeat the last one is left out. Pu
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from rag.dialogue.forecast import Window, asked_span, climate, fit, later_note, params_span
-from rag.dialogue.plan_types import Plan, PlannedCall, Request, ToolSpecs
+from rag.dialogue.actions import PlannedCall
+from rag.dialogue.forecast import Climate, Window, asked_span, climate, fit, later_note, params_span
+from rag.dialogue.plan_types import Request, ToolSpecs
 from rag.dialogue.trip import ToolRequest, TripState, complete_params
 from rag.i18n import message
 from rag.routing.config import ToolRoute
@@ -19,8 +20,35 @@ from rag.routing.extracted import Slots
 from rag.routing.slots import DATE_SLOTS, FREE_PLACE_SLOTS, PLACE_SLOTS
 from rag.tools.spec import ToolSpec
 
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """What a tool's own check refuses in a call: the parameter to ask for again (None: its first
+    required one) and the check's code ("stay_too_long")."""
+
+    param: str | None
+    code: str
+
+
+# A tool's own check of a call's parameters, before it is made.
+Check = Callable[[str, dict[str, Any]], list[Refusal]]
+
 # Slots that take the one place a search is about.
 _ONE_PLACE = frozenset({"destination", "route_destination", "place", "place_name"})
+
+
+@dataclass
+class Settled:
+    """Each request called or left waiting: the calls, what waits and for which parameters, the tools
+    whose dates have passed, and what is said about them."""
+
+    calls: list[PlannedCall] = field(default_factory=list)
+    waiting: dict[str, list[str]] = field(default_factory=dict)  # tool -> parameters to ask for
+    pending: list[ToolRequest] = field(default_factory=list)  # the waiting searches, for the trip
+    passed: dict[str, str] = field(default_factory=dict)  # tool -> a date of it that has passed
+    questions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    climate: Climate | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +65,22 @@ class Time:
 
 
 def settle(
-    requests: list[Request], specs: ToolSpecs, unknown: list[str], unread: bool, time: Time, out: Plan
-) -> tuple[list[ToolRequest], dict[str, str]]:
-    """Each request completed from the trip, then either a call in ``out.calls`` or waiting in
-    ``out.waiting``; returns what waits (for the trip) and the tools whose dates have passed."""
-    pending: list[ToolRequest] = []
-    passed: dict[str, str] = {}  # tool -> a date of it that has passed
+    requests: list[Request],
+    specs: ToolSpecs,
+    unknown: list[str],
+    unread: bool,
+    time: Time,
+    trip: TripState,
+    check: Check | None = None,
+) -> Settled:
+    """Each request completed from ``trip``, then either a call or waiting for what it lacks.
+    ``check``: the tool's own validation of a call's parameters; what it refuses is asked about."""
+    out = Settled()
+    pending, passed = out.pending, out.passed
     slots, today = time.slots, time.today
     # "la semana pasada" alone: a day that has passed, which no tool receives (the extractor kept it apart).
     said_past = slots.past_dates[0].first if slots.past_dates and not slots.dates else None
-    kind = out.trip.trip_kind
+    kind = trip.trip_kind
     flags = {f for f, on in (("round_trip", kind == "round_trip"), ("one_way", kind == "one_way")) if on}
     for name, params, assumed, confidence, via in requests:
         route = specs.routes.get(name)
@@ -66,7 +100,7 @@ def settle(
         params = {p: v for p, v in params.items() if p not in excluded}
         spec = specs.declared.get(name)
         from_trip = {*required, *(spec.from_trip if spec else ())}
-        completed, taken = complete_params(params, route.params, from_trip, out.trip, keep_out=keep_out)
+        completed, taken = complete_params(params, route.params, from_trip, trip, keep_out=keep_out)
         gaps = [p for p in required if completed.get(p) in (None, "")]
         dates = [p for p, s in route.params.items() if s in DATE_SLOTS]
         past = [p for p in _date_params(route, completed) if _before(completed[p], today)]
@@ -113,14 +147,28 @@ def settle(
                 if s in _ONE_PLACE and p in params:
                     completed.pop(p, None)  # one of many places named: which one is the traveller's to say
                     gaps += [p] if p not in gaps else []
+        if not gaps and check is not None:
+            for refusal in check(name, completed):
+                # Refused by the tool ("a stay can be at most 30 nights"): said and asked, never sent.
+                why = message(time.lang, f"refused.{refusal.code}")
+                what = specs.declared.label(name, time.lang)
+                out.questions.append(message(time.lang, "refused_dates", what=what, why=why))
+                param = refusal.param or next((p for p in route.required if p in completed), None)
+                if param is not None:
+                    completed.pop(param, None)
+                    if route.params.get(param) == "end_date":
+                        for p, s in route.params.items():
+                            if s == "nights":
+                                completed.pop(p, None)
+                    gaps += [param] if param not in gaps else []
         if gaps:
             out.waiting[name] = gaps
             pending.append(ToolRequest(name=name, params=completed))
-        elif _repeats(name, params, completed, via, out.trip):
+        elif _repeats(name, params, completed, via, trip):
             continue  # "What's the address of that hotel?": a question about the results shown, not a search
         else:
             out.calls.append(PlannedCall(name, completed, [*assumed, *taken], confidence, via))
-    return pending, passed
+    return out
 
 
 def _out_of_range(spec: ToolSpec | None, params: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -175,7 +223,7 @@ def _from_trip(params: dict[str, Any], time: Time, window: Window) -> bool:
 
 
 def _forecast(
-    params: dict[str, Any], time: Time, out: Plan, window: Window, route: ToolRoute
+    params: dict[str, Any], time: Time, out: Settled, window: Window, route: ToolRoute
 ) -> dict[str, Any] | str | None:
     """The forecast's parameters for the days asked about; the days as said when they have passed; or
     None when they are beyond the horizon (then ``out`` gets the note and the climate to search)."""

@@ -8,8 +8,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from rag.routing.extract import Slots
-
 
 class ToolRequest(BaseModel):
     """A tool and its parameters as the chat asked for them (before validation): what a follow-up adapts.
@@ -18,6 +16,8 @@ class ToolRequest(BaseModel):
     name: str
     params: dict[str, Any]
     turn: int = 0
+    # The identities of the results shown for it, in the order shown (what a recall reads back).
+    shown: list[str] | None = None
 
 
 class TripState(BaseModel):
@@ -43,60 +43,11 @@ class TripState(BaseModel):
     # None rather than empty, so a new conversation's trip stays {}.
     last_calls: list[ToolRequest] | None = None
     pending: list[ToolRequest] | None = None
+    # The latest search of each tool that went out, with the results it showed: "which was cheapest?",
+    # "what did the flights cost?" and "make it the 22nd" read them.
+    searches: list[ToolRequest] | None = None
     # The conversation's messages so far (a waiting request left unanswered for a while is dropped).
     turn: int | None = None
-    # A day the assistant proposed and asked about ("do you mean 5 December?"), which a "yes" accepts.
-    proposed_date: dt.date | None = None
-
-
-def update_trip(state: TripState, slots: Slots, lone_place: str | None = None) -> TripState:
-    """What this message says replaces what earlier ones said; what it does not say is kept.
-
-    ``lone_place``: where a place named alone goes ("origin" when the assistant asked where the
-    traveller leaves from); else it is the destination."""
-    changes: dict[str, Any] = {}
-    origin, place = slots.origin, slots.destination
-    if slots.compared:
-        origin = place = None  # "Rome or Paris?": neither is where the trip starts or goes, yet
-    if lone_place == "origin" and len(slots.places) == 1 and slots.places[0].role is None:
-        origin, place = slots.places[0], None  # no word said where it stands: it answers the question
-    if origin:
-        changes.update(origin=origin.place.code, origin_name=origin.place.city_name)
-    if place:
-        changes.update(destination=place.place.code, destination_name=place.place.city_name)
-    if slots.start_date:
-        end = slots.end_date
-        nights = slots.nights if slots.nights is not None else state.nights
-        if end is None and state.end_date is not None and slots.nights is None:
-            if state.start_date is None and state.end_date > slots.start_date:
-                end = state.end_date  # "returning the 11th", then "leaving tomorrow": both ends said
-            elif nights:
-                end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the length
-        changes.update(start_date=slots.start_date, end_date=end, month=None)
-    elif slots.end_date:
-        changes["end_date"] = slots.end_date  # "returning the 10th": the first day stays
-    elif slots.month:
-        changes.update(month=slots.month, start_date=None, end_date=None)
-    for name in ("nights", "adults", "children", "rooms", "cabin", "max_price", "currency"):
-        value = getattr(slots, name)
-        if value is not None:
-            changes[name] = value
-    if slots.round_trip or slots.one_way:
-        changes["trip_kind"] = "round_trip" if slots.round_trip else "one_way"
-    start, end = changes.get("start_date", state.start_date), changes.get("end_date")
-    if end and start and end > start and slots.nights is None:
-        changes["nights"] = (end - start).days
-    return state.model_copy(update=changes)
-
-
-def shift_trip(state: TripState, days: int) -> TripState:
-    """The trip's dates moved by ``days`` ("the day after instead")."""
-    changes = {
-        name: getattr(state, name) + dt.timedelta(days=days)
-        for name in ("start_date", "end_date")
-        if getattr(state, name) is not None
-    }
-    return state.model_copy(update=changes)
 
 
 # The trip field a tool parameter reads, by the slot its declaration gives it (rag.routing.slots).

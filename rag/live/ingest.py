@@ -331,6 +331,25 @@ class LiveIngestor:
             hits.sort(key=lambda h: -float(h.payload.get("fetched_at", 0)))
         return hits[:limit]
 
+    async def shown(
+        self, scope: str, kind: str, identities: Sequence[str], *, unwritten: Sequence[ToolCall] = ()
+    ) -> list[Hit]:
+        """``scope``'s fresh results of ``kind`` with these identities, in that order (those still in the
+        ingestion queue included); results that expired or were never stored are left out."""
+        ids = [live_point_id(scope, i) for i in identities]
+        now = time.time()
+        waiting = {h.id: h for h in self.unwritten_hits(unwritten, scope, now)}
+        stored = {h.id: h for h in await self._store.get([i for i in ids if i not in waiting])}
+        found = {**stored, **waiting}
+        return [
+            found[i]
+            for i in ids
+            if i in found
+            and found[i].payload.get("kind") == kind
+            and found[i].payload.get("user_scope") == scope
+            and float(found[i].payload.get("valid_until", 0)) > now
+        ]
+
     def unwritten_hits(self, calls: Sequence[ToolCall], scope: str, now: float) -> list[Hit]:
         """The points ``calls`` will write for ``scope``, as a recall reads them (no vectors)."""
         out = []

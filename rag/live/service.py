@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -223,6 +224,24 @@ class ToolService:
         items = [(call, scope, request_key(scope, name, params)) for scope in scopes]
         counts = await self.ingestor.ingest_many(items, rewrite=True)
         return counts.added + counts.updated
+
+    async def recall_shown(
+        self,
+        user_id: str,
+        kind: str,
+        identities: Sequence[str],
+        *,
+        about: RecallFocus | None = None,
+        limit: int = 5,
+    ) -> list[Hit]:
+        """The results a search showed ``user_id`` (their identities, in the order shown), still fresh;
+        when none of them is (older conversations kept no identities), this user's latest results of
+        ``kind`` about ``about``."""
+        unwritten = self.queue.unwritten(user_id)
+        hits = await self.ingestor.shown(user_id, kind, identities, unwritten=unwritten)
+        if hits:
+            return hits[:limit]
+        return await self.ingestor.recall(user_id, [kind], limit, False, about, unwritten=unwritten)
 
     async def recall(
         self, message: str, user_id: str | None, limit: int = 5, *, about: RecallFocus | None = None

@@ -78,6 +78,18 @@ class Retriever:
         hits, _ = await self._store.scroll(Filter(equals={"document_id": document_id}), most)
         return sorted(hits, key=lambda h: int(h.payload.get("chunk_index") or 0))
 
+    async def guides(self, most: int = 20_000) -> dict[str, str]:
+        """Every place that has a guide: its ``norm`` name -> its document's id (documents only, never a
+        stored tool result; of several documents about one place, the first by id)."""
+        flt = Filter(equals={"chunk_index": 0}, exclude={"source": LIVE_SOURCE})
+        hits, _ = await self._store.scroll(flt, most)
+        found: dict[str, str] = {}
+        for h in sorted(hits, key=lambda h: str(h.payload.get("document_id", ""))):
+            city = h.payload.get("city_norm")
+            if isinstance(city, str) and city:
+                found.setdefault(city, str(h.payload.get("document_id", "")))
+        return found
+
     async def search(
         self,
         query: str,

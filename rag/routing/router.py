@@ -146,6 +146,7 @@ class Router:
         country: str | None = None,
         today: dt.date | None = None,
         asked: Sequence[str] = (),
+        anchor: dt.date | None = None,
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share;
         ``today``: the traveller's date (their time zone's), else the router's own; ``asked``: the slots
@@ -185,17 +186,19 @@ class Router:
         today: dt.date | None = None,
         context: str | None = None,
         asked: Sequence[str] = (),
+        anchor: dt.date | None = None,
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
         ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
-        ``context``: the conversation's state for the LLM classifier, when one is configured."""
+        ``context``: the conversation's state for the LLM classifier, when one is configured;
+        ``anchor``: the trip's first day, which a bare day ("make it the 22nd") is read next to."""
         today = today or self._today()
         classify = (
             asyncio.create_task(self._classifier.classify(message, today, context))
             if self._classifier is not None
             else None
         )
-        a = await self.analyse(message, vector, country, today, asked)
+        a = await self.analyse(message, vector, country, today, asked, anchor)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French

@@ -45,6 +45,7 @@ SPEC = ToolSpec(
     },
     offered=True,
     from_trip=frozenset({"city"}),
+    topics=frozenset({"sights", "children", "nightlife", "daytrips"}),
     nouns={
         "en": (
             "activities",

@@ -49,6 +49,7 @@ SPEC = ToolSpec(
         },
     },
     about="route",
+    books=True,
     from_trip=frozenset({"origin", "destination"}),
     recall=r"\bdates?\b|\bwhen\b",
     routing={

@@ -43,6 +43,7 @@ SPEC = ToolSpec(
             "origin": "da quale città partiresti",
         },
     },
+    books=True,
     from_trip=frozenset({"origin"}),
     recall=r"\bdestinations?\b|\bideas?\b",
     routing={
@@ -51,7 +52,7 @@ SPEC = ToolSpec(
         "command": "/inspire",
         "args": ["origin", "max_price"],
         "keywords": [
-            "wh?ere? (can|could|should) (i|we) (fly|go|travel)|anywhere|inspir|getaways?|destinations? (from|under|for|can|could|i can)|what destinations|which (places|cities|destinations)|surprise me|cheap trips? from|destinos",
+            "wh?ere? (can|could|should) (i|we) (fly|go|travel)|anywhere|inspir|getaways?|destinations? (from|under|for|can|could|i can)|what destinations|which (places|cities|destinations)|surprise me|cheap trips? from|destinos|destination ideas?|ideas? for (a )?destinations?|ideas? (of|for) where to go",
             "(a )?d(ó|o)nde (puedo|podemos|podr(í|i)a|podr(í|i)amos) (ir|volar|viajar)|o(ù|u) (puis-je|pourrais-je|pouvons-nous|pourrions-nous|peut-on) (aller|partir|voler|voyager)|wohin (kann|k(ö|o)nnen|k(ö|o)nnte|k(ö|o)nnten) (ich|wir|man) (fliegen|reisen|fahren)|para onde (posso|podemos|poderia|poder(í|i)amos) (ir|voar|viajar)|dove (posso|possiamo|potrei|potremmo) (andare|volare|viaggiare)",
             r"\bdestinazioni\b|\bescapadas?\b|\bescapades?\b|\bkurztrips?\b|\bescapadinhas?\b|\bsorpr(é|e)ndeme\b|\bsurprends-moi\b|\b(ü|u)berrasch mich\b|\bsurpreenda-me\b|\bsurpreende-me\b|\bsorprendimi\b|\bcualquier (sitio|lugar|destino)\b|\bn'importe o(ù|u)\b|\birgendwohin\b|\bqualquer (lugar|destino)\b|\bovunque\b|\bqualsiasi (posto|destinazione)\b",
         ],

@@ -52,19 +52,20 @@ SPEC = ToolSpec(
         },
     },
     offered=True,
+    books=True,
     about="route",
     from_trip=frozenset(
         {"origin", "destination", "departure_date", "return_date", "adults", "children", "cabin"}
     ),
     nouns={
-        "en": ("flight", "flights"),
-        "es": ("vuelo", "vuelos"),
-        "fr": ("vol", "vols"),
-        "de": ("flug", "flüge"),
-        "pt": ("voo", "voos"),
-        "it": ("volo", "voli"),
+        "en": ("flight", "flights", "fly", "flying", "fare", "fares", "airfare", "plane"),
+        "es": ("vuelo", "vuelos", "volar"),
+        "fr": ("vol", "vols", "avion"),
+        "de": ("flug", "flüge", "fliegen", "rückflug", "hinflug"),
+        "pt": ("voo", "voos", "voar"),
+        "it": ("volo", "voli", "volare"),
     },
-    recall=r"\bflights?\b|\bfares?\b|\bplanes?\b",
+    recall=r"\b(?:flights?|fares?|planes?|vuelos?|vols|flug|fluge|voli|volo|voos?)\b",
     routing={
         "threshold": 0.72,
         "keyword_threshold": 0.3,

@@ -59,6 +59,12 @@ class ToolSpec:
     # Results reach only this many days ahead (a forecast): for later days no call is made; a note says
     # when they become available, and the guides' climate for that month answers instead.
     horizon_days: int | None = None
+    # A booking search (something to buy: flights, rooms, fares): a plan or a guide question never
+    # starts one.
+    books: bool = False
+    # The guide topics (rag.chat.vocabulary) its results answer about a place without a guide
+    # ("what is there to see in Portland, Maine?": things to do there).
+    topics: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9_]{1,63}", self.name):

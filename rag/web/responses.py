@@ -142,9 +142,28 @@ class RoutedTool(BaseModel):
     )
 
 
+class RoutedAction(BaseModel):
+    """What the chat would do with the message: one action, chosen by the dialogue's policy."""
+
+    kind: str = Field(
+        json_schema_extra={
+            "enum": ["search", "ask", "guide", "plan", "compare", "recall", "no_guide", "general", "reply"]
+        }
+    )
+    why: str = Field(description="The rule that chose it")
+    city: str | None = Field(None, description="guide, plan, no_guide: the place answered about")
+    topics: list[str] | None = Field(None, description="guide: the topics asked about")
+    days: int | None = Field(None, description="plan: its days")
+    places: list[str] | None = Field(None, description="compare: the places compared")
+    tool: str | None = Field(None, description="recall: the tool whose results are read back")
+    pick: str | int | None = Field(None, description="recall: cheapest, dearest, or the n-th shown")
+    reply: str | None = Field(None, description="reply: thanks, bye, hello, no or nothing_pending")
+
+
 class RouteResponse(BaseModel):
     use_rag: bool
     tools: list[RoutedTool]
+    action: RoutedAction
     missing: dict[str, list[str]] = Field(description="Tool name -> the required parameters not given")
     clarify: str | None = Field(None, description="A question that asks for what is missing")
     followup: bool | None = Field(

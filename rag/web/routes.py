@@ -171,8 +171,9 @@ async def recall(request: web.Request) -> web.Response:
 async def route(request: web.Request) -> web.Response:
     """Which tools a message asks for, with parameters, what is missing, and whether to search documents.
 
-    With a user_id, as the chat would take it in that user's conversation (trip state, follow-ups),
-    without calling a tool or changing the conversation.
+    Decided as the chat decides (rag.dialogue.policy): with a user_id in that user's conversation (trip
+    state, follow-ups), without one as a new conversation's first message; no tool is called and the
+    conversation is not changed.
     """
     body = await read_body(request, RouteRequest)
     require_user(request, body.user_id)
@@ -185,12 +186,8 @@ async def route(request: web.Request) -> web.Response:
         server.route_rate_window_seconds,
         body.user_id,
     )
-    if body.user_id is not None:
-        chat = request.app[keys.CHAT]
-        return json_response(await chat.preview(body.user_id, body.message, body.timezone))
-    today = request.app[keys.CHAT].today(body.timezone)
-    decision = await request.app[keys.ROUTER].route(body.message, today=today)
-    return json_response(decision.to_json())
+    # Without a user_id, as the first message of a new conversation: the same decision either way.
+    return json_response(await request.app[keys.CHAT].preview(body.user_id, body.message, body.timezone))
 
 
 @routes.post("/v1/documents")

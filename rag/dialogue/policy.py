@@ -1,0 +1,259 @@
+"""The one place that decides what a message does: ``decide`` takes the trip and what was understood of
+the message and returns one action (rag.dialogue.actions) with the events that change the trip
+(rag.dialogue.events). Pure. The chat, the WebSocket and /v1/route all call it.
+
+The rules, in order (each decision's ``why`` names the one that chose it):
+
+1. ``command``: a slash command searches, whatever else the message says.
+2. ``social``: thanks, a goodbye or a hello, with nothing else asked, is answered in kind; a "yes" or a
+   "no" with nothing asked is said to answer nothing.
+3. ``recall``: a question about results already shown ("which was cheapest?", "the first one you
+   showed", "what did the flights cost again?") reads back the latest search of the tool it names (else
+   the latest search), if there was one and the message names no other place or days.
+4. ``plan``: a day-by-day plan ("plan 2 days there", "3 days in Berlin, day by day") of the place it
+   names, else the trip's; never a booking search.
+5. ``guide``: a question on a guide's topic ("which part of town is quiet to stay in?", "how do I get
+   there from the airport?") with no days, no outright request and no booking tool named is answered
+   from the guide of the place it names, else the trip's; never a booking search.
+6. ``search`` / ``ask``: the searches the message asks for, answers or changes (rag.dialogue.booking):
+   called when complete, else asked about. An open question yields to a new request of another kind.
+7. ``guide`` again for a message that asks no search: about the place it names or the trip's; ``compare``
+   for places weighed against each other; ``no_guide`` for a place without a guide (with things to
+   do there looked up, when that is what it asks); ``general`` about no place.
+
+A new destination replaces the trip's place and what depended on it; a guide question without a place
+means the trip's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from rag.dialogue.actions import (
+    Action,
+    Ask,
+    Compare,
+    General,
+    Guide,
+    NoGuide,
+    Plan,
+    PlannedCall,
+    Recall,
+    Reply,
+    Said,
+    Search,
+)
+from rag.dialogue.booking import Booking, book
+from rag.dialogue.events import Event, TripSet, TurnTaken, latest_search, reduce
+from rag.dialogue.plan_types import ToolSpecs
+from rag.dialogue.settle import Check
+from rag.dialogue.told import told
+from rag.dialogue.trip import TripState
+from rag.dialogue.understand import Understood, recalled_tool
+from rag.ingest.documents import norm
+
+# Guide topics a tool answers better than a guide when its days are near (a forecast): such a
+# question goes to the searches, and to the guide's climate when the days are beyond the forecast.
+_TOOL_TOPICS = frozenset({"weather"})
+# Topics that make "the cheapest ..." a guide question ("the cheapest way from the airport", "the
+# cheapest time to go") rather than one about the results shown.
+_NOT_RECALL = frozenset({"transport", "food", "nightlife", "when"})
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the policy is told besides the trip and the message: the tools, the traveller's date, the
+    places that have a guide (as ``norm`` names them), each tool's own check of its parameters, and the
+    guided city next to a place without a guide."""
+
+    specs: ToolSpecs
+    today: dt.date
+    guides: frozenset[str] = frozenset()
+    check: Check | None = None
+    near: Mapping[str, str] = field(default_factory=dict)  # ``norm`` place -> a guided city next to it
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: Action
+    events: tuple[Event, ...]
+
+    @property
+    def why(self) -> str:
+        return self.action.said.why
+
+
+def decide(state: TripState, u: Understood, known: Known) -> Decision:
+    """The one action for message ``u`` in the conversation whose trip is ``state``."""
+    events: list[Event] = [TurnTaken()]
+    now = reduce(state, events)
+    lang = u.lang
+    if u.commands:
+        return _searched(
+            book(u.decision, now, known.specs, known.today, lang, check=known.check), events, "command"
+        )
+    if u.social in ("thanks", "bye", "hello"):
+        return Decision(Reply(u.social, Said(why="social")), tuple(events))
+    if u.social in ("yes", "no") and not now.pending:
+        return Decision(
+            Reply("nothing_pending" if u.social == "yes" else "no", Said(why="social")), tuple(events)
+        )
+    recall = _recall(now, u, known)
+    if recall is not None:
+        return Decision(recall, tuple(events))
+    place = _place(u, now)
+    moved = _destination(now, u)  # the message's own place, as the trip's new destination
+    if u.days and (u.plan_cue or u.topics or u.slots.places) and not _books(u, known):
+        city = place or now.destination_name
+        if city:
+            return _about(city, Plan(city, u.days, Said(why="plan")), known, u, [*events, *moved])
+    if _guide_question(u, known) and (place or now.destination_name):
+        city = place or now.destination_name or ""
+        if u.compare and len(_places(u)) >= 2:
+            return Decision(Compare(tuple(_places(u)), Said(why="compare")), tuple(events))
+        return _about(
+            city, Guide(city, u.topics, said=Said(why="guide question")), known, u, [*events, *moved]
+        )
+    booked = book(
+        u.decision,
+        now,
+        known.specs,
+        known.today,
+        lang,
+        named=set(u.nouns) | u.decision.keywords,
+        asked_for=_asked_for(u, known),
+        check=known.check,
+    )
+    if not booked.empty:
+        return _searched(booked, events, "search")
+    events += [e for e in booked.events if isinstance(e, TripSet)] or moved
+    if u.compare and len(_places(u)) >= 2:
+        return Decision(Compare(tuple(_places(u)), Said(why="compare")), tuple(events))
+    city = place or now.destination_name
+    if city and (u.topics or u.question or place):
+        return _about(city, Guide(city, u.topics, said=Said(why="about a place")), known, u, events)
+    return Decision(General(Said(notes=tuple(booked.notes), why="general")), tuple(events))
+
+
+def _searched(booked: Booking, events: list[Event], why: str) -> Decision:
+    """The searches of a message as its action: calls made, or only questions asked."""
+    said = Said(tuple(booked.questions), tuple(booked.notes), booked.assumed, why)
+    everything = (*events, *booked.events)
+    if booked.calls:
+        action: Action = Search(tuple(booked.calls), booked.waiting, booked.followup, booked.climate, said)
+    elif booked.climate is not None:
+        # A forecast beyond its horizon: the guides' climate for that month answers instead.
+        city = booked.climate.place
+        action = Guide(city, ("weather",), booked.climate, replace(said, why="climate"))
+    else:
+        action = Ask(booked.waiting, booked.followup, booked.climate, replace(said, why=f"{why}: ask"))
+    return Decision(action, everything)
+
+
+def _about(city: str, action: Guide | Plan, known: Known, u: Understood, events: list[Event]) -> Decision:
+    """A guide answer or a plan for ``city``, or, without its guide, that said and what the tools offer."""
+    if norm(city) in known.guides:
+        return Decision(action, tuple(events))
+    topics = ("sights",) if isinstance(action, Plan) else u.topics
+    offer = _things_to_do(city, topics, known)
+    near = known.near.get(norm(city))
+    return Decision(NoGuide(city, offer, near, Said(why=f"{action.said.why}: no guide")), tuple(events))
+
+
+def _things_to_do(city: str, topics: tuple[str, ...], known: Known) -> tuple[PlannedCall, ...]:
+    """A search that answers ``topics`` about ``city`` (things to do there), by a tool declared to
+    answer them that needs nothing but a place."""
+    for name, route in known.specs.routes.items():
+        spec = known.specs.declared.get(name)
+        if spec is None or spec.books or not set(topics) & spec.topics:
+            continue
+        param = next((p for p, s in route.params.items() if s in ("place", "place_name")), None)
+        if param is not None and set(route.required) <= {param}:
+            return (PlannedCall(name, {param: city}, [], 1.0, "policy"),)
+    return ()
+
+
+def _recall(now: TripState, u: Understood, known: Known) -> Recall | None:
+    """A question about results already shown, as a recall of the latest search of its tool."""
+    if not u.recall or u.dated or u.days:
+        return None
+    if set(u.topics) & _NOT_RECALL:
+        return None  # "the cheapest way from the airport": a guide question about getting around
+    named = recalled_tool(u.text, known.specs.declared)
+    if named is None and u.pick in ("cheapest", "dearest"):
+        # "Which was cheapest?": the latest search whose results have a price.
+        priced = [s for s in now.searches or [] if _priced(s.name, known)]
+        made = max(priced, key=lambda s: s.turn, default=None)
+    else:
+        made = latest_search(now, named)
+    if made is None:
+        return None
+    # Places written as names ("the Hamburg hotels"), not words that are also places ("riverside").
+    places = [p for p in u.slots.places if p.role != "origin" and p.text[:1].isupper()]
+    if places and not any(_searched_in(made.params, p.place.code, p.place.city_code) for p in places):
+        return None  # "the cheapest hotels in Rome", when none were searched there: a new search
+    return Recall(made.name, u.pick, tuple(made.shown or ()), dict(made.params), Said(why="recall"))
+
+
+def _priced(tool: str, known: Known) -> bool:
+    spec = known.specs.declared.get(tool)
+    return spec is not None and "price" in spec.result.model_fields
+
+
+def _asked_for(u: Understood, known: Known) -> set[str]:
+    """Booking tools the message asks for by their words ("a flat from the 2nd", "a hotel for those
+    dates", "Hotel for the whole stay, please"), whether or not the router chose them."""
+    named = (set(u.nouns) | u.decision.keywords) & _booking(known)
+    if u.question and not (u.request or u.dated or u.trip_days):
+        return set()
+    return named if (u.request or u.dated or u.trip_days or u.short) else set()
+
+
+def _searched_in(params: dict[str, object], *codes: str) -> bool:
+    return any(str(v).upper() in codes for v in params.values())
+
+
+def _books(u: Understood, known: Known) -> bool:
+    """Whether the message asks outright for a booking search (then it is no plan or guide question)."""
+    named = (set(u.nouns) | u.decision.keywords) & _booking(known)
+    return bool(named) and (u.request or u.dated or u.trip_days)
+
+
+def _guide_question(u: Understood, known: Known) -> bool:
+    """A question on a guide's topic, or on what a place is like, that asks for no booking search: no
+    days, and no booking tool named by its nouns ("flights", "a hotel", "fly"). A question whose first
+    topic a tool answers (the weather) goes to the searches."""
+    if not (u.topics or u.about_place) or u.dated or u.trip_days:
+        return False
+    if u.topics and u.topics[0] in _TOOL_TOPICS:
+        return False
+    if not (u.question or u.compare):
+        return False
+    return not set(u.nouns) & _booking(known)
+
+
+def _booking(known: Known) -> set[str]:
+    return {name for name, spec in known.specs.declared.items() if spec.books}
+
+
+def _places(u: Understood) -> list[str]:
+    names = [p.place.city_name for p in u.slots.places if p.place.city_name]
+    return list(dict.fromkeys([*names, *u.decision.unknown_places]))
+
+
+def _place(u: Understood, now: TripState) -> str | None:
+    """The place the message asks about: the one it names (not where it leaves from), a name no
+    catalogue knows, else None (the trip's, said by the caller)."""
+    named = [p for p in u.slots.places if p.role != "origin" or len(u.slots.places) == 1]
+    if named:
+        return (
+            named[-1].place.city_name if u.slots.destination is None else u.slots.destination.place.city_name
+        )
+    return u.decision.unknown_places[0] if u.decision.unknown_places else None
+
+
+def _destination(now: TripState, u: Understood) -> list[Event]:
+    """A place the message names as where the trip goes now ("Then I want to go on to New York")."""
+    return [e for e in told(now, u.slots) if isinstance(e, TripSet) and e.field.startswith("destination")]

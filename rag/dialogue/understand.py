@@ -1,0 +1,109 @@
+"""What was understood of one message, as the policy (rag.dialogue.policy) reads it. Pure.
+
+The router's decision (its tools, what they lack, the message's slots) and the chat's reading of the
+question (the guide topics it asks about, the days of a plan, places compared: rag.chat reads them with
+the guides' vocabulary) are gathered with what this module reads itself (rag.dialogue.phrasing): thanks
+or a goodbye, a question about results already shown and which one it picks, a question of its own,
+an outright request, and the tools the message names by their nouns ("a flat", "the flights").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from connectors.places import fold
+from rag.dialogue import phrasing
+from rag.dialogue.phrasing import Pick, Social
+from rag.routing.decision import RouteDecision
+from rag.routing.extracted import Slots
+from rag.tools.catalog import ToolCatalogue
+
+# Words of a short message, which names what it wants without asking outright.
+SHORT_WORDS = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Understood:
+    decision: RouteDecision
+    lang: str = "en"
+    topics: tuple[str, ...] = ()  # guide topics the question asks about ("stay", "transport")
+    days: int | None = None  # a day-by-day plan asked for, of so many days
+    compare: bool = False  # places weighed against each other ("Prague or Budapest?")
+    social: Social | None = None  # the whole message is thanks, a goodbye, a hello, "yes" or "no"
+    recall: bool = False  # it asks about results already shown
+    pick: Pick | None = None  # which of them: the cheapest, the n-th
+    question: bool = False  # a question of its own
+    request: bool = False  # an outright ask to find or book something
+    nouns: tuple[str, ...] = ()  # tools the message names by a noun ("flights", "un piso")
+    commands: bool = False  # a slash command decided the tools
+    trip_days: bool = False  # it means the trip's days without giving them ("for those dates")
+    plan_cue: bool = False  # it asks for a plan or what to do with its days
+    about_place: bool = False  # it asks what a place is like, as a whole
+
+    @property
+    def slots(self) -> Slots:
+        return self.decision.slots or Slots()
+
+    @property
+    def text(self) -> str:
+        return self.slots.text
+
+    @property
+    def dated(self) -> bool:
+        """Whether the message gives days, a stay's length or a shift of the dates."""
+        s = self.slots
+        return bool(s.dates or s.nights is not None or getattr(s, "shift", None) is not None)
+
+    @property
+    def short(self) -> bool:
+        """A message of a few words ("Two rooms.", "Hotel for the whole stay, please.")."""
+        return len(self.text.split()) <= SHORT_WORDS
+
+
+def understand(
+    decision: RouteDecision,
+    tools: ToolCatalogue,
+    *,
+    topics: tuple[str, ...] = (),
+    days: int | None = None,
+    compare: bool = False,
+) -> Understood:
+    """``decision``: the router's, for the message; ``topics``, ``days``, ``compare``: the chat's reading
+    of the question (rag.chat.selection, rag.chat.sections)."""
+    slots = decision.slots or Slots()
+    text = slots.text
+    return Understood(
+        decision=decision,
+        lang=decision.lang,
+        topics=topics,
+        days=days,
+        compare=compare,
+        social=phrasing.social(text),
+        recall=phrasing.recall_cue(text),
+        pick=phrasing.pick(text),
+        question=phrasing.is_question(text),
+        request=phrasing.is_request(text),
+        nouns=named_tools(text, tools),
+        commands=any(v == "command" for v in decision.vias.values()),
+        trip_days=phrasing.trip_days(text),
+        plan_cue=phrasing.plan_cue(text),
+        about_place=phrasing.about_place(text),
+    )
+
+
+def named_tools(text: str, tools: ToolCatalogue) -> tuple[str, ...]:
+    """The tools whose nouns the message holds, in any of the languages they are declared in."""
+    words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", fold(text)))
+    named = []
+    for spec in tools.values():
+        nouns = {fold(n) for ns in spec.nouns.values() for n in ns}
+        if words & nouns:
+            named.append(spec.name)
+    return tuple(named)
+
+
+def recalled_tool(text: str, tools: ToolCatalogue) -> str | None:
+    """The tool whose results a recall names ("the flights", "those hotels", "la riad"), if one."""
+    named = [s.name for s in tools.values() if re.search(s.recall, fold(text), re.I)]
+    return named[0] if len(named) == 1 else None
