@@ -6,43 +6,81 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from connectors.places import LocationCatalogue
+from rag.chat.reading import ParamsCheck, read_question_of
+from rag.dialogue.actions import Action, PlannedCall, Reply, calls_of, waiting_of
 from rag.dialogue.context import asked_slots
-from rag.dialogue.plan import plan
-from rag.dialogue.plan_types import Plan, ToolSpecs
-from rag.dialogue.trip import TripState
+from rag.dialogue.events import Searched, reduce
+from rag.dialogue.plan_types import ToolSpecs
+from rag.dialogue.policy import Known, decide
+from rag.dialogue.trip import ToolRequest, TripState
+from rag.dialogue.understand import understand
 from rag.embedding.onnx import OnnxEmbedder
+from rag.ingest.documents import norm
+from rag.ingest.seeding import load_documents
 from rag.routing.config import load_config
 from rag.routing.router import Router
-from rag.settings import EmbeddingSettings
+from rag.settings import SEED_DIR, EmbeddingSettings
 from rag.tools.catalog import ToolCatalogue
 
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+GUIDES = frozenset(
+    norm(d.metadata["city"]) for d in load_documents(sorted((SEED_DIR / "guides").glob("*.md")))
+)
+
+
+@dataclass
+class Turned:
+    """What one message did: its action, with its calls, what waits and what was asked."""
+
+    action: Action
+
+    @property
+    def calls(self) -> list[PlannedCall]:
+        return list(calls_of(self.action))
+
+    @property
+    def waiting(self) -> dict[str, list[str]]:
+        return waiting_of(self.action)
+
+    @property
+    def clarify(self) -> str | None:
+        return " ".join(self.action.said.questions) or None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.action.said.notes
 
 
 class Conversation:
-    """One traveller's messages in order, each planned against the state the previous ones left."""
+    """One traveller's messages in order, each decided against the trip the previous ones left (the
+    calls it makes go out, as the chat's would)."""
 
     def __init__(self, router: Router) -> None:
         self.router = router
         self.specs = ToolSpecs(router.config.tools, router.tools)
         self.trip = TripState()
 
-    async def say(self, text: str) -> Plan:
+    async def say(self, text: str) -> Turned:
         asked = asked_slots(self.trip, self.specs)
-        decision = await self.router.route(text, today=TODAY, asked=asked)
-        planned = plan(decision, self.trip, self.specs, TODAY, decision.lang)
-        self.trip = planned.remember([c.name for c in planned.calls])
-        return planned
+        decision = await self.router.route(text, today=TODAY, asked=asked, anchor=self.trip.start_date)
+        places = [p.place.city_name for p in decision.slots.places] if decision.slots else []
+        understood = understand(decision, self.specs.declared, **read_question_of(text, places))
+        check = ParamsCheck(self.specs.declared, self.router.catalogue, TODAY)
+        decided = decide(self.trip, understood, Known(self.specs, TODAY, GUIDES, check))
+        made = tuple(ToolRequest(name=c.name, params=c.params) for c in calls_of(decided.action))
+        self.trip = reduce(self.trip, [*decided.events, *([Searched(made)] if made else [])])
+        return Turned(decided.action)
 
 
-def calls(p: Plan) -> dict[str, dict[str, Any]]:
+def calls(p: Turned) -> dict[str, dict[str, Any]]:
     return {c.name: c.params for c in p.calls}
 
 
@@ -164,14 +202,13 @@ async def test_one_day_said_two_ways_is_one_day(talk: Conversation) -> None:
     assert talk.trip.end_date is None
 
 
-async def test_a_day_of_this_month_that_has_passed_is_asked_about(talk: Conversation) -> None:
-    asked = await talk.say("a hotel in Rome on the 5th")
-    assert asked.calls == [] and "do you mean 5 December 2026?" in (asked.clarify or "")
-    accepted = await talk.say("yes")
-    assert calls(accepted)["hotel_search"]["check_in"] == "2026-12-05"
+async def test_a_day_of_this_month_that_has_passed_is_next_month_s_and_said(talk: Conversation) -> None:
+    taken = await talk.say("a hotel in Rome on the 5th")
+    assert calls(taken)["hotel_search"]["check_in"] == "2026-12-05"
+    assert "so I took it as 5 December 2026" in " ".join(taken.notes)
 
 
-async def test_a_correction_replaces_the_day_proposed(talk: Conversation) -> None:
+async def test_a_correction_replaces_the_day_taken(talk: Conversation) -> None:
     await talk.say("a hotel in Rome on the 5th")
     corrected = await talk.say("no, the 8th of December")
     assert calls(corrected)["hotel_search"]["check_in"] == "2026-12-08"
@@ -199,7 +236,7 @@ async def test_the_same_place_at_both_ends_is_said(talk: Conversation) -> None:
 
 async def test_yes_with_nothing_asked_is_said(talk: Conversation) -> None:
     p = await talk.say("yes")
-    assert p.calls == [] and "haven't asked you anything" in (p.clarify or "")
+    assert p.calls == [] and p.action == Reply("nothing_pending", p.action.said)
 
 
 async def test_a_long_unknown_name_is_not_a_guess(talk: Conversation) -> None:

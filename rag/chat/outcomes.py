@@ -2,14 +2,12 @@
 
 ``tool_results`` turns the tool outcomes into the composer's answers, the complete frame's tool calls and
 the results shown; ``citable`` lists every item an answer may cite (passages, tool results, recalled
-results) with its source (rag.chat.citations) and its text. ``recall_focus`` hands a "what did you
-find?" question's places and days to the recall as plain values; ``recalled_items`` is each recalled
-result as the answer lists it, saying where it came from.
+results) with its source (rag.chat.citations) and its text; ``recalled_items`` is each recalled result
+as the answer lists it, saying where it came from.
 """
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,11 +20,8 @@ from rag.chat.sentences import split_passage
 from rag.dialogue.actions import PlannedCall
 from rag.dialogue.trip import ToolRequest
 from rag.errors import ToolValidationError, UnknownLocationError, WayfarerError
-from rag.ingest.documents import norm
 from rag.live.ingest import SANDBOX_NOTE
-from rag.live.recall import PlaceAsked, RecallFocus, Role
 from rag.live.service import ToolOutcome
-from rag.routing.extract import Slots
 from rag.store.base import Hit
 from rag.tools.catalog import ToolCatalogue
 
@@ -147,36 +142,6 @@ def citable(hits: list[Hit], done: ToolResults, recalled: list[Hit] | None) -> C
         catalog[ref] = document_source(h.id, h.payload)
         excerpts[ref] = str(h.payload.get("text", ""))
     return Citable(data, catalog, excerpts)
-
-
-def recall_focus(slots: Slots | None) -> RecallFocus | None:
-    """The places, countries and days a message names ("the flights you found for next Friday", "the
-    hotels you found in Lisbon"), as the recall matches them; None when it names none."""
-    if slots is None:
-        return None
-    # A role is the end of a route only when the message says so: "from London", "from London to
-    # Lisbon"; of several places named otherwise ("to Lisbon or Porto") any may be either end.
-    roles = len(slots.places) == 1 or slots.route_pair
-    places = [
-        PlaceAsked(
-            frozenset({m.place.code, m.place.city_code}),
-            norm(m.place.city_name),
-            _role(m.role) if roles else None,
-        )
-        for m in slots.places
-    ]
-    # A name no catalogue knows: only a result placed by that very name is about it.
-    places += [PlaceAsked(name=norm(name)) for name in slots.unknown_places]
-    days = [(d.first, d.last or d.first) for d in (*slots.dates, *slots.past_dates)]
-    if slots.month is not None:
-        month = slots.month
-        days.append((month, month.replace(day=calendar.monthrange(month.year, month.month)[1])))
-    focus = RecallFocus(tuple(places), tuple(slots.countries), tuple(days))
-    return None if focus.empty else focus
-
-
-def _role(role: str | None) -> Role | None:
-    return "origin" if role == "origin" else "destination" if role == "destination" else None
 
 
 def recalled_items(recalled: list[Hit] | None, lang: str, declared: ToolCatalogue) -> list[str] | None:

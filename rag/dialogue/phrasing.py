@@ -159,10 +159,21 @@ _QUESTION_WORD = re.compile(
 )
 
 
+# "What about Porto?", "how about a museum?", "¿y en mayo?": a change of the last search, asked.
+_WHAT_ABOUT = re.compile(
+    r"^\W*(?:and\s+)?(?:what|how)\s+about\b|^\W*(?:y|et|und|e)\s+(?:si|wenn|se)\b|"
+    r"^\W*(?:y|et|und|e)?\s*(?:que tal|et si|und wenn|e se|e que tal|o que acha)\b(?!\s+(?:es|esta|son|e)\b)"
+)
+
+
 def is_question(text: str) -> bool:
-    """Whether ``text`` asks a question of its own ("Is Porto nice?", "Dónde conviene alojarse?")."""
+    """Whether ``text`` asks a question of its own ("Is Porto nice?", "Dónde conviene alojarse?"), not
+    "what about Porto?"."""
     stripped = text.strip()
-    return stripped.endswith("?") or stripped.startswith("¿") or bool(_QUESTION_WORD.match(fold(stripped)))
+    folded = fold(stripped)
+    if _WHAT_ABOUT.match(folded):
+        return False
+    return stripped.endswith("?") or stripped.startswith("¿") or bool(_QUESTION_WORD.match(folded))
 
 
 _REQUEST = re.compile(

@@ -53,7 +53,8 @@ def _dates(state: TripState, slots: Slots) -> DatesSet | None:
                 new_end = end  # "returning the 11th", then "leaving tomorrow": both ends said
             elif start is not None and nights:
                 new_end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the length
-        return DatesSet(slots.start_date, new_end, slots.nights if new_end is None else None)
+        kept = slots.nights if slots.nights is not None else nights  # a stay keeps its length
+        return DatesSet(slots.start_date, new_end, kept if new_end is None else None)
     if slots.end_date is not None:
         return DatesSet(start, slots.end_date, None if start is not None else nights)
     if slots.nights is not None:
