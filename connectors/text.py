@@ -1,4 +1,5 @@
-"""Text a provider wrote, made inert: one sanitiser for results and errors alike. Pure (standard library).
+"""Text a provider wrote, made inert: one sanitiser for results and errors alike; and the one accent
+folding. Pure (standard library).
 
 What a provider sends is third-party text wherever it ends up: a hotel's name in a result, or the detail
 of a 4xx in a tool's error, the chat answer, the stored history and an LLM's prompt. ``clean_text`` makes
@@ -9,6 +10,8 @@ a JSON field.
 
 The service's rag/live/sanitize.py re-exports it for results; connectors use it for the errors they
 build (connectors/http.py), so there is one implementation and connectors import nothing of the service.
+
+``fold`` is the one accent folding (lower case, no accents) of the connectors and the service alike.
 """
 
 from __future__ import annotations
@@ -44,6 +47,22 @@ def clean_text(text: str, max_chars: int = 600) -> str:
     if not cut and len(text) <= max_chars:
         return text
     return text[: max_chars - 1].rstrip() + "…"
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, for matching words whatever their case and marks: "Mañana" ->
+    "manana", "März" -> "marz", "Straße" -> "strasse". The one accent folding of the service and the
+    connectors (the gazetteer's name key adds punctuation and spacing to it).
+
+    Case is folded with ``str.casefold`` (so "ß" is "ss"), the text decomposed (NFKD: "ﬁ" is "fi") and
+    its combining marks dropped; spacing and punctuation are kept, so plain ASCII keeps its length.
+    Decomposing can give capitals ("ᴬ" is "A"), so the case is folded again before the marks go: folding
+    twice gives what folding once does."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _plain(c: str) -> str:

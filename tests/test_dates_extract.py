@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
+from babel.dates import get_day_names, get_month_names
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectors.places import LocationCatalogue
+from connectors.text import fold
+from rag.i18n.calendar_words import LANGUAGES, month_name, month_names, month_pattern, weekday_names
 from rag.routing.dates import find_dates
 from rag.routing.extract import extract
 from rag.routing.months import find_months
+from rag.routing.shifts import find_shift
 
 TODAY = dt.date(2026, 11, 21)  # a Saturday
 CAT = LocationCatalogue.load()
@@ -333,3 +338,441 @@ def test_a_coming_day_wins_over_a_past_one() -> None:
         dt.date(2026, 11, 20)
     ]
     assert all(d.first >= TODAY for d in find_dates("the last weekend of May", TODAY))  # not a past weekend
+
+
+# --- ranges as travellers say them -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "first", "last"),
+    [
+        ("en", "March 1st through the 5th", "2027-03-01", "2027-03-05"),
+        ("en", "Find me a flat in Berlin from the 2nd until the 7th of June.", "2027-06-02", "2027-06-07"),
+        ("en", "a riad from the 3rd to the 8th of June", "2027-06-03", "2027-06-08"),
+        ("en", "Hotel from the 18th to the 22nd of September.", "2027-09-18", "2027-09-22"),
+        ("en", "July 8 to July 11.", "2027-07-08", "2027-07-11"),
+        ("en", "Flights from Brisbane to Sydney on 14 May, returning 17 May.", "2027-05-14", "2027-05-17"),
+        ("en", "Sept 3 thru the 7th", "2027-09-03", "2027-09-07"),
+        ("en", "Dec 28 through Jan 3", "2026-12-28", "2027-01-03"),  # over the new year
+        ("en", "a cabin from the 30th to June 2", "2027-05-30", "2027-06-02"),
+        ("es", "Un hotel del 2 al 7 de junio", "2027-06-02", "2027-06-07"),
+        ("es", "Un hotel en Cancún del 12 al 17 de abril.", "2027-04-12", "2027-04-17"),
+        ("es", "entre el 3 y el 6 de mayo", "2027-05-03", "2027-05-06"),
+        ("fr", "Un hôtel à Amsterdam du 14 au 16 mai.", "2027-05-14", "2027-05-16"),
+        ("fr", "du 30 mai au 2 juin", "2027-05-30", "2027-06-02"),
+        ("de", "vom 3. bis 6. Juni", "2027-06-03", "2027-06-06"),
+        ("de", "Ferienwohnung vom 30. Mai bis 2. Juni", "2027-05-30", "2027-06-02"),
+        ("it", "Cerca un hotel a Parigi dal 10 al 14 luglio.", "2027-07-10", "2027-07-14"),
+        ("it", "Un appartamento a Londra dal 5 al 9 giugno.", "2027-06-05", "2027-06-09"),
+        ("pt", "De 4 a 9 de outubro.", "2027-10-04", "2027-10-09"),
+        ("pt", "entre 3 e 6 de maio", "2027-05-03", "2027-05-06"),
+    ],
+)
+def test_ranges_as_travellers_say_them(lang: str, text: str, first: str, last: str) -> None:
+    s = extract(text, CAT, TODAY, lang=lang)
+    assert (str(s.start_date), str(s.end_date)) == (first, last)
+
+
+def test_a_range_whose_first_day_has_passed_is_next_years_whole() -> None:
+    # Said on 21 November: the 20th has passed, so it is next year's range, not its last days alone.
+    [d] = find_dates("del 20 al 25 de noviembre", TODAY, lang="es")
+    assert (d.first, d.last) == (dt.date(2027, 11, 20), dt.date(2027, 11, 25))
+    [d] = find_dates("November 20-25", TODAY)
+    assert (d.first, d.last) == (dt.date(2027, 11, 20), dt.date(2027, 11, 25))
+
+
+ENGLISH_RANGE_FORMS = [
+    "from the {a} to the {b} of {m}",
+    "from {m} {a} to the {b}",
+    "{m} {a}-{b}",
+    "{a} to {b} {m}",
+]
+OTHER_RANGE_FORMS = {
+    "es": "del {a} al {b} de {m}",
+    "fr": "du {a} au {b} {m}",
+    "de": "vom {a}. bis {b}. {m}",
+    "it": "dal {a} al {b} {m}",
+    "pt": "de {a} a {b} de {m}",
+}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+@given(
+    st.integers(1, 12), st.integers(1, 28), st.integers(1, 27), st.sampled_from(["en", *OTHER_RANGE_FORMS])
+)
+@settings(max_examples=200)
+def test_a_range_ends_after_it_starts(month: int, a: int, length: int, lang: str) -> None:
+    b = min(a + length, 28)
+    if b == a:
+        return
+    if lang == "en":
+        forms = [
+            f.format(a=_ordinal(a), b=_ordinal(b), m=MONTH_NAMES[month - 1]) for f in ENGLISH_RANGE_FORMS
+        ]
+    else:
+        forms = [OTHER_RANGE_FORMS[lang].format(a=a, b=b, m=MONTHS_IN[lang].split()[month - 1])]
+    for text in forms:
+        [d] = find_dates(f"hotel {text} please", TODAY, lang=lang)
+        assert d.last is not None and d.last > d.first >= TODAY, text
+        assert (d.first.month, d.first.day, d.last.day) == (month, a, b), text
+
+
+# --- stay lengths -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "nights"),
+    [
+        ("en", "Look for a hotel from 10 June for a week, one family room.", 7),
+        ("en", "a week in Lisbon", 7),
+        ("en", "a fortnight in Crete", 14),
+        ("en", "two weeks in Japan", 14),
+        ("en", "7 days total", 7),
+        ("en", "staying 4 nights", 4),
+        ("en", "for 5 nights", 5),
+        ("en", "I'll need a hotel in Zanzibar, arriving on the 20th and staying 5 nights.", 5),
+        ("en", "Then I need a room in Manhattan, 3 nights from May 17.", 3),
+        ("de", "Ein Hotel in Tokio ab dem 8. Mai für eine Woche.", 7),
+        ("de", "zwei Wochen in Italien", 14),
+        ("de", "5 Nächte", 5),
+        ("es", "una semana en Sevilla", 7),
+        ("es", "dos semanas", 14),
+        ("es", "10 días en total", 10),
+        ("fr", "pendant une semaine", 7),
+        ("fr", "une quinzaine à Nice", 14),
+        ("fr", "Il me faut aussi un hôtel au Caire, 5 nuits à partir du 17.", 5),
+        ("it", "per una settimana", 7),
+        ("it", "3 notti", 3),
+        ("pt", "por uma semana", 7),
+        ("pt", "5 noites", 5),
+    ],
+)
+def test_stay_lengths(lang: str, text: str, nights: int) -> None:
+    assert extract(text, CAT, TODAY, lang=lang).nights == nights
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "weather in a week"),  # a date
+        ("en", "Return a week later."),  # a shift
+        ("en", "Add one more night."),
+        ("en", "we go there once a week"),
+        ("en", "a week-end in Paris"),
+        ("es", "en una semana"),
+        ("es", "Con vuelta una semana después."),
+        ("es", "una noche más"),
+        ("fr", "une nuit de plus"),
+        ("de", "eine Nacht mehr"),
+        ("it", "una notte in più"),
+        ("pt", "mais uma noite"),
+    ],
+)
+def test_dates_and_shifts_are_no_stay(lang: str, text: str) -> None:
+    assert extract(text, CAT, TODAY, lang=lang).nights is None
+
+
+# --- returns and ends ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "anchor", "start", "end"),
+    [
+        ("en", "London on April 9, coming back on the 13th?", None, "2027-04-09", "2027-04-13"),
+        ("en", "Back on the 19th.", "2027-08-12", None, "2027-08-19"),
+        ("en", "Can we come home on the 13th instead?", "2027-03-06", None, "2027-03-13"),
+        ("en", "Return on the 17th.", "2027-05-14", None, "2027-05-17"),
+        ("en", "returning 17 May", None, None, "2027-05-17"),
+        ("en", "I can only stay until the 7th", "2027-06-02", None, "2027-06-07"),
+        ("en", "check-out the 23rd", "2027-09-18", None, "2027-09-23"),
+        ("en", "Make the check-out the 23rd.", "2027-09-18", None, "2027-09-23"),
+        ("en", "flying home on March 12", None, None, "2027-03-12"),
+        ("es", "Busca vuelos el 12 de abril, con regreso el 16.", None, "2027-04-12", "2027-04-16"),
+        ("es", "Vuelta el 11 de mayo.", None, None, "2027-05-11"),
+        ("es", "vuelvo el 20", "2027-05-14", None, "2027-05-20"),
+        ("fr", "retour le 9 avril", None, None, "2027-04-09"),
+        ("fr", "Décale le retour au 10.", "2027-04-02", None, "2027-04-10"),
+        ("fr", "on rentre le 12 mai", None, None, "2027-05-12"),
+        ("de", "Rückflug am 28. April.", None, None, "2027-04-28"),
+        ("de", "Flüge am 24. April, zurück am 28.", None, "2027-04-24", "2027-04-28"),
+        ("it", "Ritorno il 9 giugno.", None, None, "2027-06-09"),
+        ("it", "torniamo il 12", "2027-06-05", None, "2027-06-12"),
+        ("pt", "Volta em 20 de setembro.", None, None, "2027-09-20"),
+        ("pt", "Na verdade, só até dia 8.", "2027-10-04", None, "2027-10-08"),
+        ("pt", "volto dia 9", "2027-10-04", None, "2027-10-09"),
+    ],
+)
+def test_returns_and_ends_are_end_marked(
+    lang: str, text: str, anchor: str | None, start: str | None, end: str
+) -> None:
+    s = extract(text, CAT, TODAY, lang=lang, anchor=dt.date.fromisoformat(anchor) if anchor else None)
+    assert s.end_marked and str(s.end_date) == end
+    assert (str(s.start_date) if s.start_date else None) == start
+
+
+# --- bare days -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "anchor", "day", "span"),
+    [
+        ("en", "the 22nd", "2027-05-20", "2027-05-22", "the 22nd"),
+        ("en", "Make it the 22nd.", "2027-05-20", "2027-05-22", "the 22nd"),
+        ("en", "make it 22nd", "2027-05-20", "2027-05-22", "22nd"),
+        ("en", "oops, the 24th", "2027-05-20", "2027-05-24", "the 24th"),
+        ("en", "Hmm, the 9th works better.", "2027-09-08", "2027-09-09", "the 9th"),
+        ("en", "Change the departure to the 4th.", "2027-03-03", "2027-03-04", "the 4th"),
+        ("en", "the 2nd", "2027-05-30", "2027-06-02", "the 2nd"),  # over a month's end
+        ("en", "the 30th", "2027-06-02", "2027-05-30", "the 30th"),  # back over it
+        ("en", "the 31st", "2027-02-15", "2027-01-31", "the 31st"),  # February has none
+        ("en", "the 1st", "2027-02-15", "2027-03-01", "the 1st"),  # 14 days either way: the later
+        ("fr", "Plutôt le 17.", "2027-03-15", "2027-03-17", "le 17"),
+        ("fr", "au 10", "2027-04-09", "2027-04-10", "10"),
+        ("de", "Lieber am 8.", "2027-05-06", "2027-05-08", "am 8."),
+        ("de", "bis zum 12.", "2027-05-06", "2027-05-12", "12."),
+        ("es", "mejor el día 18", "2027-05-20", "2027-05-18", "el día 18"),
+        ("es", "el 16", "2027-04-12", "2027-04-16", "el 16"),
+        ("it", "meglio il 23", "2027-05-20", "2027-05-23", "il 23"),
+        ("it", "facciamo l'8", "2027-06-05", "2027-06-08", "l'8"),
+        ("pt", "no dia 8", "2027-10-04", "2027-10-08", "no dia 8"),
+    ],
+)
+def test_bare_days_are_anchored_to_the_trip(lang: str, text: str, anchor: str, day: str, span: str) -> None:
+    [d] = find_dates(text, TODAY, lang=lang, anchor=dt.date.fromisoformat(anchor))
+    assert (str(d.first), d.last, d.bare, d.rolled) == (day, None, True, False)
+    assert text[d.start : d.end] == span
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "anchor", "first", "last"),
+    [
+        ("pt", "melhor de 9 a 12", "2027-10-04", "2027-10-09", "2027-10-12"),
+        ("en", "from the 18th to the 22nd", "2027-09-20", "2027-09-18", "2027-09-22"),
+        ("en", "Somewhere from the 20th to the 23rd, please.", "2027-05-20", "2027-05-20", "2027-05-23"),
+        ("en", "the 28th to the 2nd", "2027-05-27", "2027-05-28", "2027-06-02"),
+        ("es", "mejor del 2 al 7", "2027-06-01", "2027-06-02", "2027-06-07"),
+        ("fr", "plutôt du 14 au 16", "2027-05-10", "2027-05-14", "2027-05-16"),
+        ("de", "lieber vom 3. bis 6.", "2027-06-01", "2027-06-03", "2027-06-06"),
+        ("it", "meglio dal 10 al 14", "2027-07-08", "2027-07-10", "2027-07-14"),
+    ],
+)
+def test_bare_day_ranges_are_anchored(lang: str, text: str, anchor: str, first: str, last: str) -> None:
+    [d] = find_dates(text, TODAY, lang=lang, anchor=dt.date.fromisoformat(anchor))
+    assert (str(d.first), str(d.last), d.bare) == (first, last, True)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "first", "then"),
+    [
+        ("en", "on April 9, coming back on the 13th", "2027-04-09", "2027-04-13"),
+        ("en", "March 28, back on the 2nd", "2027-03-28", "2027-04-02"),  # the end after the start
+        ("es", "el 12 de abril, con regreso el 16", "2027-04-12", "2027-04-16"),
+        ("fr", "le 15 mars, retour le 17", "2027-03-15", "2027-03-17"),
+        ("de", "am 24. April, Rückflug am 28.", "2027-04-24", "2027-04-28"),
+        ("it", "il 5 giugno, ritorno il 9", "2027-06-05", "2027-06-09"),
+        ("pt", "dia 12 de setembro, volta dia 20", "2027-09-12", "2027-09-20"),
+    ],
+)
+def test_a_bare_day_after_a_date_takes_its_month(lang: str, text: str, first: str, then: str) -> None:
+    # The message's own date wins over the anchor, which is in another month here.
+    for anchor in (None, dt.date(2027, 8, 1)):
+        found = find_dates(text, TODAY, lang=lang, anchor=anchor)
+        assert [(str(d.first), d.bare) for d in found] == [(first, False), (then, True)]
+
+
+def test_a_bare_day_without_an_anchor_is_the_next_one() -> None:
+    # Said on Saturday 21 November: the 25th is this month's; the 5th has passed, so it is December's.
+    [d] = find_dates("the 25th", TODAY)
+    assert (d.first, d.bare, d.rolled) == (dt.date(2026, 11, 25), True, False)
+    [d] = find_dates("Plutôt le 5", TODAY, lang="fr")
+    assert (d.first, d.bare, d.rolled) == (dt.date(2026, 12, 5), True, True)
+    assert not find_dates("March 3", TODAY)[0].bare
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "the 2nd floor"),
+        ("en", "the 3rd one looks good"),
+        ("es", "a las 3, el 2 de la lista"),
+        ("es", "el 16 %"),
+        ("fr", "le 17e arrondissement"),
+        ("fr", "le 3 personnes"),
+        ("de", "am 8 Uhr"),
+        ("it", "il 23 euro"),
+        ("pt", "de 2 a 3 pessoas"),
+        ("pt", "de 9 a 12 horas"),
+    ],
+)
+def test_numbers_that_are_no_bare_day(lang: str, text: str) -> None:
+    assert find_dates(text, TODAY, lang=lang, anchor=dt.date(2027, 5, 20)) == []
+
+
+BARE_FORMS = {
+    "en": "make it the {o}",
+    "es": "mejor el {d}",
+    "fr": "plutôt le {d}",
+    "de": "lieber am {d}.",
+    "it": "meglio il {d}",
+    "pt": "no dia {d}",
+}
+
+
+@given(
+    st.dates(min_value=dt.date(2026, 1, 1), max_value=dt.date(2030, 12, 31)),
+    st.integers(1, 31),
+    st.sampled_from(sorted(BARE_FORMS)),
+)
+@settings(max_examples=300)
+def test_an_anchored_bare_day_is_the_nearest_such_day(anchor: dt.date, day: int, lang: str) -> None:
+    text = BARE_FORMS[lang].format(d=day, o=_ordinal(day))
+    [d] = find_dates(text, TODAY, lang=lang, anchor=anchor, keep_past=True)
+    assert d.bare and d.first.day == day
+    assert abs((d.first - anchor).days) <= 31
+    for months in (-1, 0, 1):  # no such day of the months around the anchor is nearer
+        index = anchor.year * 12 + anchor.month - 1 + months
+        try:
+            other = dt.date(index // 12, index % 12 + 1, day)
+        except ValueError:
+            continue
+        assert abs((d.first - anchor).days) <= abs((other - anchor).days)
+
+
+@given(st.dates(min_value=TODAY, max_value=dt.date(2030, 12, 31)), st.integers(1, 31), st.integers(1, 31))
+@settings(max_examples=200)
+def test_an_anchored_bare_range_ends_after_it_starts(anchor: dt.date, a: int, b: int) -> None:
+    found = find_dates(f"from the {_ordinal(a)} to the {_ordinal(b)}", TODAY, anchor=anchor)
+    assert found and all(d.bare for d in found)
+    if len(found) == 1:
+        assert found[0].last is not None and found[0].last > found[0].first
+        assert (found[0].last - found[0].first).days <= 62
+
+
+# --- date shifts ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "days", "target"),
+    [
+        ("en", "Push the return back a day.", 1, "end"),
+        ("en", "Push the return back two days.", 2, "end"),
+        ("en", "Can I come back a day later instead?", 1, "end"),
+        ("en", "Return a week later.", 7, "end"),
+        ("en", "back a week later", 7, "end"),
+        ("en", "Actually, two days later.", 2, "both"),
+        ("en", "the day after instead", 1, "both"),
+        ("en", "a day earlier", -1, "both"),
+        ("en", "leave a day earlier", -1, "start"),
+        ("en", "Push it back two days", 2, "both"),
+        ("en", "bring the departure forward a day", -1, "start"),
+        ("en", "Move the check-out by 3 days", 3, "end"),
+        ("en", "Add one more night.", 1, "nights"),
+        ("en", "one night more", 1, "nights"),
+        ("en", "Can we stay 2 extra nights?", 2, "nights"),
+        ("en", "another night please", 1, "nights"),
+        ("en", "one night less", -1, "nights"),
+        ("es", "Con vuelta una semana después.", 7, "end"),
+        ("es", "Mejor regreso un día después.", 1, "end"),
+        ("es", "Adelanta la ida un día", -1, "start"),
+        ("es", "¿y el día siguiente?", 1, "both"),
+        ("es", "dos días antes", -2, "both"),
+        ("es", "una noche más", 1, "nights"),
+        ("es", "una noche menos", -1, "nights"),
+        ("fr", "Décale le retour d'un jour", 1, "end"),
+        ("fr", "Je veux partir deux jours plus tôt", -2, "start"),
+        ("fr", "et la veille ?", -1, "both"),
+        ("fr", "une nuit de plus", 1, "nights"),
+        ("de", "Verschieb den Rückflug um einen Tag nach hinten.", 1, "end"),
+        ("de", "Den Hinflug einen Tag früher, bitte", -1, "start"),
+        ("de", "einen Tag später", 1, "both"),
+        ("de", "eine Nacht mehr", 1, "nights"),
+        ("it", "Ritorno una settimana dopo", 7, "end"),
+        ("it", "Sposta il ritorno di due giorni", 2, "end"),
+        ("it", "il giorno prima", -1, "both"),
+        ("it", "una notte in più", 1, "nights"),
+        ("pt", "Volta uma semana depois", 7, "end"),
+        ("pt", "Adia a volta em um dia", 1, "end"),
+        ("pt", "o dia seguinte", 1, "both"),
+        ("pt", "mais uma noite", 1, "nights"),
+        ("pt", "menos uma noite", -1, "nights"),
+    ],
+)
+def test_date_shifts_with_their_target(lang: str, text: str, days: int, target: str) -> None:
+    shift = find_shift(text, lang)
+    assert shift is not None and (shift.days, shift.target) == (days, target)
+    assert text[shift.start : shift.end].strip()  # the words saying it
+    slots = extract(text, CAT, TODAY, lang=lang)
+    assert slots.shift == shift and slots.nights is None
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "the day after tomorrow"),  # a date
+        ("en", "I move to Berlin in 2 days"),
+        ("en", "a hotel for 5 nights"),
+        ("en", "in a week"),
+        ("en", "3 nights from May 17"),
+        ("fr", "Décale le retour au 10."),  # a new day, not a shift
+        ("pt", "por volta de 2 dias"),
+    ],
+)
+def test_no_shift(lang: str, text: str) -> None:
+    assert find_shift(text, lang) is None
+
+
+# --- month and weekday names from CLDR, and the one accent folding -------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_month_and_weekday_names_are_cldrs(lang: str) -> None:
+    months = month_names(lang)
+    for number, name in get_month_names("wide", "format", lang).items():
+        assert months[name.lower()] == number and months[fold(name)] == number
+    for number, name in get_month_names("abbreviated", "format", lang).items():
+        assert months[name.lower().rstrip(".")] == number
+    weekdays = weekday_names(lang)
+    for number, name in get_day_names("wide", "format", lang).items():
+        assert weekdays[name.lower()] == number and weekdays[fold(name)] == number
+    assert month_name(4, lang) == get_month_names("wide", "format", lang)[4]
+
+
+def test_regional_names_and_variants() -> None:
+    assert month_names("es")["setiembre"] == 9 and month_names("de")["jänner"] == 1
+    assert month_names("en")["sept"] == 9 and weekday_names("pt")["segunda"] == 0
+    assert "mar" not in weekday_names("es")  # an abbreviation that is another word: only on request
+    assert "mar" not in month_names("it", abbreviated=False)
+
+
+@given(st.integers(1, 12), st.sampled_from(LANGUAGES))
+def test_month_pattern_reads_every_month_name(month: int, lang: str) -> None:
+    pattern = re.compile(rf"\b(?:{month_pattern()})\.?(?!\w)", re.IGNORECASE)
+    for width in ("wide", "abbreviated"):
+        name = get_month_names(width, "stand-alone", lang)[month].rstrip(".")
+        for text in (name, fold(name), name.upper()):
+            m = pattern.search(f"a trip in {text} please")
+            assert m and m.group(0).rstrip(".").lower() in (text.lower(), fold(text)), text
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("Mañana", "manana"),
+        ("März", "marz"),
+        ("Straße", "strasse"),
+        ("São Paulo", "sao paulo"),
+        ("ﬁn", "fin"),
+    ],
+)
+def test_fold(text: str, folded: str) -> None:
+    assert fold(text) == folded
+
+
+@given(st.text())
+def test_fold_is_idempotent_and_keeps_ascii_length(text: str) -> None:
+    assert fold(fold(text)) == fold(text)
+    if text.isascii():
+        assert len(fold(text)) == len(text)

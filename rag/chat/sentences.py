@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 
 import snowballstemmer
 
+from connectors.text import fold as fold  # the chat folds words with the one accent folding
 from rag.chat.vocabulary import MONTHS_EN
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -36,7 +36,6 @@ _END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)[\"'”’)\]]*\s+(?=[^\sa-zà-ÿ])"
 )
 _LABEL = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
-_COMBINING = re.compile(r"[\u0300-\u036f]")
 _TOKEN = re.compile(r"[^\W_]+|[¥€$£]|°[cf]")
 _MONEY = frozenset("¥€$£")
 _MONTH = "|".join(m.capitalize() for m in MONTHS_EN)
@@ -82,13 +81,6 @@ def escape_markdown(s: str) -> str:
     the page shows it as written: \\* \\_ \\[ \\] \\` \\< \\> \\| \\~ and a leading - + = # > or "1." ("1\\.")."""
     s = _ESCAPE.sub(r"\\\1", " ".join(s.split()))
     return _ESCAPE_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", s)
-
-
-def fold(text: str) -> str:
-    """Lower case without accents: "Málaga" and "malaga" read the same."""
-    if text.isascii():
-        return text.casefold()
-    return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).casefold()
 
 
 _ENGLISH = snowballstemmer.stemmer("english")

@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from connectors.text import fold
+from rag.i18n.calendar_words import LANGUAGES, english_month, month_names
+
 # Function words and question words of en es fr de pt it: they carry no topic.
 STOPWORDS = frozenset(
     """
@@ -292,29 +295,16 @@ TOPICS: tuple[Topic, ...] = (
     ),
 )
 
-MONTHS_EN = "january february march april may june july august september october november december".split()
+MONTHS_EN = [english_month(n) for n in range(1, 13)]
 
-# Folded month names of the six languages -> 1..12 (questions: "in April", "en abril", "im Mai").
-MONTHS: dict[str, int] = {}
-for _number, _names in enumerate(
-    (
-        "january enero janvier januar janeiro gennaio jan",
-        "february febrero fevrier februar fevereiro febbraio feb",
-        "march marzo mars marz marco",
-        "april abril avril aprile apr",
-        "may mayo mai maio maggio",
-        "june junio juin juni junho giugno",
-        "july julio juillet juli julho luglio",
-        "august agosto aout aug",
-        "september septiembre septembre setembro settembre sept",
-        "october octubre octobre oktober outubro ottobre oct",
-        "november noviembre novembre novembro nov",
-        "december diciembre decembre dezember dezembro dicembre dec",
-    ),
-    start=1,
-):
-    for _name in _names.split():
-        MONTHS[_name] = _number
+# Folded month names of the six languages -> 1..12 (questions: "in April", "en abril", "im Mai"): CLDR's
+# full names, and the English abbreviations but "mar" (the sea in Spanish, Italian and Portuguese).
+MONTHS: dict[str, int] = {
+    fold(name): number
+    for lang in LANGUAGES
+    for name, number in month_names(lang, abbreviated=lang == "en").items()
+    if name != "mar"
+}
 
 # The northern season a month falls in, for a question month against "Spring (March-May)" in a guide.
 SEASON_OF_MONTH = {

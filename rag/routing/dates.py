@@ -2,84 +2,48 @@
 
 Understands ISO dates, "March 3", "3rd of March", "12/08" (month-first or day-first, a setting),
 "today", "tomorrow", "day after tomorrow", "in 3 days", "in 2 weeks", "next friday", "this weekend",
-"next week", "on the 15th", and ranges such as "July 10-15", "from July 10 to July 15" or "between ... and ...".
-A date without a year is the next one on or after today. Past days ("yesterday", "last week", "last friday",
-"3 days ago", "2025-03-01") are read as what they are, so that they can be refused, never taken for the
-coming ones. Months without a day ("in April") are rag/routing/months.py's. Spanish, French, German, Portuguese and Italian
-dates are rewritten in English first (rag/routing/date_words.py).
+"next week", and ranges such as "July 10-15", "from July 10 to July 15", "March 1st through the 5th",
+"from the 2nd until the 7th of June" or "between ... and ...". A date without a year is the next one on
+or after today (a range: its first day decides the year). A bare day, without its month ("the 22nd",
+"on the 15th"), takes the month of the message's other date or of the anchor the caller gives (the
+trip's date it changes), else it is the next such day (rag/routing/bare_days.py). Past days
+("yesterday", "last week", "last friday", "3 days ago", "2025-03-01") are read as what they are, so that
+they can be refused, never taken for the coming ones. Months without a day ("in April") are
+rag/routing/months.py's. Spanish, French, German, Portuguese and Italian dates are rewritten in English
+first (rag/routing/date_words.py). Month and weekday names are CLDR's (rag/i18n/calendar_words.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Literal
 
-from rag.routing import date_words
+from rag.i18n.calendar_words import alternation, month_names, weekday_names
+from rag.routing import bare_days, date_words
 
 DateOrder = Literal["MDY", "DMY"]
 
-MONTHS = {
-    name: i
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
+# English month and weekday names (CLDR's, with their abbreviations: "sept", "tues") -> 1..12 and 0..6.
+MONTHS = dict(month_names("en"))
+WEEKDAYS = dict(weekday_names("en", abbreviated=True))
+NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen twenty".split(),
         start=1,
     )
-    for name in names
-}
-WEEKDAYS = {
-    d: i for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-}
-WEEKDAYS.update(
-    {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
-)
-NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "couple of": 2,
-    "few": 3,
-}
+} | {"a": 1, "an": 1, "couple of": 2, "few": 3}
 # The same small numbers in Spanish, French, German, Portuguese and Italian ("tres noches", "zwei Nächte").
 NUMBER_WORDS.update(
     {
         word: n
         for n, words in enumerate(
             [
-                "un una uno une ein eine einen einem einer um",
+                "un una uno une ein eine einen einem einer um uma",
                 "dos deux zwei dois duas due",
                 "tres trois drei três tre",
                 "cuatro quatre vier quatro quattro",
@@ -96,15 +60,21 @@ NUMBER_WORDS.update(
     }
 )
 
-_M = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_M = rf"({alternation(MONTHS)})\.?"
 _D = r"(\d{1,2})(?:st|nd|rd|th)?"
 _Y = r"(?:,?\s*(\d{4}))?"
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|couple of|few)"
+_WD = rf"({alternation(WEEKDAYS)})"
+_WD_FULL = rf"({alternation(weekday_names('en'))})"
+_TO = r"(?:-|–|to|until|till|through|thru)"
+_NOT_RANK = (
+    r"(?!\s*(?:floor|class|time|place|option|one|row|gate|terminal|person|stop|choice|result|hotel|flight))"
+)
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
-    ("month_range", re.compile(rf"\b{_M}\s+{_D}\s*(?:-|–|to|until|till)\s*{_D}\b{_Y}")),
-    ("day_range", re.compile(rf"\b{_D}\s*(?:-|–|to|until|till)\s*{_D}\s+(?:of\s+)?{_M}{_Y}")),
+    ("month_range", re.compile(rf"\b{_M}\s+{_D}\s*{_TO}\s*(?:the\s+)?{_D}\b{_Y}")),
+    ("day_range", re.compile(rf"\b{_D}\s*{_TO}\s*(?:the\s+)?{_D}\s+(?:of\s+)?{_M}{_Y}")),
     ("month_day", re.compile(rf"\b{_M}\s+{_D}\b{_Y}")),
     ("day_month", re.compile(rf"\b{_D}\s+(?:of\s+)?{_M}{_Y}")),
     ("numeric", re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{2}|\d{4}))?(?![\d/.])")),
@@ -118,12 +88,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"\b(?:last|past|previous)\s+(?:weekend|wkend|week-end|wknd)\b(?!\s+(?:of|in)\b)"),
     ),
     ("last_week", re.compile(r"\b(?:last|past|previous)\s+week\b(?!\s+(?:of|in)\b)")),
-    (
-        "last_weekday",
-        re.compile(
-            r"\b(?:last|past|previous)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b(?!\s+(?:of|in)\b)"
-        ),
-    ),
+    ("last_weekday", re.compile(rf"\b(?:last|past|previous)\s+{_WD}\b(?!\s+(?:of|in)\b)")),
     ("ago", re.compile(rf"\b{_NUM}\s+(days?|weeks?)\s+ago\b")),
     ("in_days", re.compile(rf"\bin\s+{_NUM}\s+days?\b")),
     ("in_weeks", re.compile(rf"\bin\s+{_NUM}\s+weeks?\b")),
@@ -131,22 +96,25 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "weekday_next_week",
         re.compile(
-            r"\b(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of\s+)?next\s+week\b"
-            r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+            rf"\b(?:on\s+)?{_WD_FULL}\s+(?:of\s+)?next\s+week\b|\bnext\s+week(?:'s)?\s+(?:on\s+)?{_WD_FULL}\b"
         ),
     ),
     ("next_week", re.compile(r"\bnext\s+week\b")),
-    (
-        "weekday",
-        re.compile(
-            r"\b(?:(next|this|on|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun)\b"
-        ),
-    ),
+    ("weekday", re.compile(rf"\b(?:(next|this|on|coming)\s+)?{_WD}\b")),
     (
         "this_month",
         re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(this|next|the coming)\s+month\b"),
     ),
-    ("ordinal", re.compile(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b")),
+    # A bare day: a day of the month without its month ("the 22nd", "on the 3rd"), not a rank ("the 2nd
+    # floor"); without "the" only after a word that makes it a day ("make it 22nd", "until 7th").
+    ("ordinal", re.compile(rf"\b(?:on\s+)?the\s+(\d{{1,2}})(?:st|nd|rd|th)\b{_NOT_RANK}")),
+    (
+        "ordinal",
+        re.compile(
+            r"(?:(?<=\bon\s)|(?<=\bit\s)|(?<=\bto\s)|(?<=\bby\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))"
+            rf"(\d{{1,2}})(?:st|nd|rd|th)\b{_NOT_RANK}"
+        ),
+    ),
 ]
 
 
@@ -157,9 +125,12 @@ class DateMention:
     first: dt.date
     last: dt.date | None = None  # set for a range
     weekend: bool = False
-    # "the 5th" said on the 21st: read as next month's 5th, though the traveller may mean this month's
-    # (which has passed). The chat asks rather than assume.
+    # "the 5th" said on the 21st without an anchor: read as next month's 5th, though the traveller may
+    # mean this month's (which has passed).
     rolled: bool = False
+    # A day said without its month ("the 22nd", "el 16", "Lieber am 8.", either end of "de 9 a 12"):
+    # resolved from the message's other date, the anchor, or today (see find_dates).
+    bare: bool = False
 
 
 # Relative dates further ahead than this are not read as dates.
@@ -183,6 +154,18 @@ def _upcoming(today: dt.date, month: int, day: int, year: int | None) -> dt.date
         return None
 
 
+def _range(today: dt.date, month: int, first: int, last: int, year: str | None) -> _Parsed | None:
+    """Days ``first`` to ``last`` of ``month``: the next such range (its first day decides the year)."""
+    a = _upcoming(today, month, first, int(year) if year else None)
+    if a is None:
+        return None
+    try:
+        b = a.replace(day=last)
+    except ValueError:
+        return None
+    return (a, b, False) if b > a else None
+
+
 def _weekday(today: dt.date, weekday: int, qualifier: str | None) -> dt.date:
     ahead = (weekday - today.weekday()) % 7
     if ahead == 0 and qualifier == "next":
@@ -190,9 +173,10 @@ def _weekday(today: dt.date, weekday: int, qualifier: str | None) -> dt.date:
     return today + dt.timedelta(days=ahead)
 
 
-def _parse(
-    kind: str, m: re.Match[str], today: dt.date, order: DateOrder
-) -> tuple[dt.date, dt.date | None, bool] | None:
+_Parsed = tuple[dt.date, dt.date | None, bool]
+
+
+def _parse(kind: str, m: re.Match[str], today: dt.date, order: DateOrder) -> _Parsed | None:
     g = m.groups()
     if kind == "iso":
         try:
@@ -206,13 +190,9 @@ def _parse(
         d = _upcoming(today, _month(g[1]), int(g[0]), int(g[2]) if g[2] else None)
         return (d, None, False) if d else None
     if kind == "month_range":
-        month, year = _month(g[0]), int(g[3]) if g[3] else None
-        a, b = _upcoming(today, month, int(g[1]), year), _upcoming(today, month, int(g[2]), year)
-        return (a, b, False) if a and b and b > a else None
+        return _range(today, _month(g[0]), int(g[1]), int(g[2]), g[3])
     if kind == "day_range":
-        month, year = _month(g[2]), int(g[3]) if g[3] else None
-        a, b = _upcoming(today, month, int(g[0]), year), _upcoming(today, month, int(g[1]), year)
-        return (a, b, False) if a and b and b > a else None
+        return _range(today, _month(g[2]), int(g[0]), int(g[1]), g[3])
     if kind == "numeric":
         x, y = int(g[0]), int(g[1])
         month, day = (x, y) if order == "MDY" else (y, x)
@@ -269,27 +249,23 @@ def _parse(
         except ValueError:
             return None
     if kind == "ordinal":
-        day = int(g[0])
-        for offset in range(0, 3):
-            month = (today.month - 1 + offset) % 12 + 1
-            year = today.year + (today.month - 1 + offset) // 12
-            try:
-                candidate = dt.date(year, month, day)
-            except ValueError:
-                continue
-            if candidate >= today:
-                return candidate, None, False
-        return None
+        d = bare_days.on_or_after(int(g[0]), today)
+        return (d, None, False) if d else None
     return None
 
 
 def _month(text: str) -> int:
-    key = text.lower().rstrip(".")
-    return MONTHS.get(key) or MONTHS[key[:3]]
+    return MONTHS[text.lower().rstrip(".")]
 
 
 def find_dates(
-    text: str, today: dt.date, order: DateOrder = "MDY", lang: str = "en", *, keep_past: bool = False
+    text: str,
+    today: dt.date,
+    order: DateOrder = "MDY",
+    lang: str = "en",
+    *,
+    keep_past: bool = False,
+    anchor: dt.date | None = None,
 ) -> list[DateMention]:
     """Date mentions in ``text``, in order; spans never overlap (the earlier, longer pattern wins).
 
@@ -297,21 +273,29 @@ def find_dates(
     rewritten in English ("el 12 de mayo", "am 5. Mai", "demain"), read day first, and a date before
     today is dropped unless ``keep_past`` (the extractor keeps them apart, to refuse them): an impossible
     date gives no date, never a wrong one.
+
+    A bare day (``DateMention.bare``: "the 22nd", "el 16", "au 10") is a day of the month of the
+    message's date before it, on or after that date ("April 9, back on the 13th": April 13), or of the
+    month of the date after it in a range ("from the 2nd until June 7th"); otherwise, given an
+    ``anchor`` (the trip's date the message changes), the day nearest the anchor in its month, the
+    month before or the month after (on a tie the later); otherwise the next such day from today
+    (``rolled`` when this month's has passed).
     """
     if lang == "en" or lang not in date_words.languages():
-        return _find(text.lower(), today, order)
+        return _find(text.lower(), today, order, anchor)
     rewritten = date_words.to_english(text, lang)
     found = []
-    for d in _find(rewritten.text, today, "DMY"):
+    for d in _find(rewritten.text, today, "DMY", anchor):
         if d.first >= today or keep_past:
             start, end = rewritten.span(d.start, d.end)
-            found.append(DateMention(start, end, d.first, d.last, d.weekend, d.rolled))
+            found.append(dataclasses.replace(d, start=start, end=end))
     return found
 
 
-def _find(lowered: str, today: dt.date, order: DateOrder) -> list[DateMention]:
+def _find(lowered: str, today: dt.date, order: DateOrder, anchor: dt.date | None) -> list[DateMention]:
     taken: list[tuple[int, int]] = []
     found: list[DateMention] = []
+    year_given: set[int] = set()  # the starts of dates written with their year
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(lowered):
             if any(m.start() < e and s < m.end() for s, e in taken):
@@ -333,11 +317,18 @@ def _find(lowered: str, today: dt.date, order: DateOrder) -> list[DateMention]:
             if parsed is None or (parsed[0] - today).days > MAX_DAYS_AHEAD:
                 continue
             taken.append((m.start(), m.end()))
-            rolled = kind == "ordinal" and parsed[0].month != today.month and _passed_this_month(m, today)
-            found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2], rolled))
+            if kind == "iso" or (kind in _WITH_YEAR and m.groups()[-1]):
+                year_given.add(m.start())
+            bare = kind == "ordinal"
+            rolled = bare and parsed[0].month != today.month and _passed_this_month(m, today)
+            found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2], rolled, bare))
     found.sort(key=lambda d: d.start)
-    return _join_ranges(lowered, found)
+    glued = {i for i in range(len(found) - 1) if _glued(lowered, found[i], found[i + 1])}
+    found = bare_days.resolve(found, glued, anchor)
+    return _join_ranges(found, glued, year_given)
 
+
+_WITH_YEAR = frozenset({"month_day", "day_month", "numeric", "month_range", "day_range"})
 
 # Words around a number that make it a score or a rating ("rated 4.2 or higher", "4.5 stars").
 _RATING = re.compile(
@@ -362,18 +353,36 @@ def _may_is_verb(text: str, at: int) -> bool:
 _RANGE_GLUE = re.compile(r"^\s*(?:-|–|to|until|till|and|through|thru|→|->)\s*$")
 
 
-def _join_ranges(text: str, mentions: list[DateMention]) -> list[DateMention]:
-    """Two single dates joined by "to"/"-"/"and" become one range (first, last)."""
+def _glued(text: str, a: DateMention, b: DateMention) -> bool:
+    """Whether two single dates are joined as a range ("July 8 to July 11", "the 20th to the 23rd")."""
+    return a.last is None and b.last is None and bool(_RANGE_GLUE.match(text[a.end : b.start]))
+
+
+def _join_ranges(mentions: list[DateMention], glued: set[int], year_given: set[int]) -> list[DateMention]:
+    """Two single dates joined by "to"/"-"/"and" become one range (first, last). A last day without
+    its year before the first is next year's ("30 December to 2 January" said on 31 December)."""
     out: list[DateMention] = []
     i = 0
     while i < len(mentions):
         a = mentions[i]
-        if i + 1 < len(mentions) and a.last is None and mentions[i + 1].last is None:
+        if i in glued:
             b = mentions[i + 1]
-            if _RANGE_GLUE.match(text[a.end : b.start]) and b.first > a.first:
-                out.append(DateMention(a.start, b.end, a.first, b.first))
+            last = b.first
+            if last <= a.first and b.start not in year_given and not b.bare:
+                last = _next_year(last)  # over the new year: a short range, not "6 May to 2 May"
+                if (last - a.first).days > 62:
+                    last = b.first
+            if last > a.first:
+                out.append(DateMention(a.start, b.end, a.first, last, bare=a.bare or b.bare))
                 i += 2
                 continue
         out.append(a)
         i += 1
     return out
+
+
+def _next_year(day: dt.date) -> dt.date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)

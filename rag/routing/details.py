@@ -66,10 +66,13 @@ _ONE_WAY = re.compile(
 )
 # Words before a date that make it the end of a trip or a stay, in our six languages.
 _END_MARK = re.compile(
-    r"(?:\breturn(?:ing)?|\bcom(?:e|ing) back|\bback(?: home)?|\buntil|\btill|\bthrough|\bcheck(?:ing)?[- ]?out"
-    r"|\bfly(?:ing)? back|\bhead(?:ing)? back|\bvolver|\bvuelta|\bregres(?:o|ar|ando)|\bhasta|\bretour|\brevenir"
-    r"|\brentrer|\bjusqu'(?:au|à|a)|\bzur(?:ü|u)ck|\br(?:ü|u)ckflug|\bbis(?: zum)?|\bvolta(?:r)?|\bregresso|\bat(?:é|e)"
-    r"|\britorno|\btornare|\bfino al?)\b[^.!?\d]{0,24}$"
+    r"(?:\breturn(?:ing)?|\bcom(?:e|ing) (?:back|home)|\b(?:go|fly|head|get)(?:ing|s)? (?:back|home)|\bback(?: home)?"
+    r"|\buntil|\btill|\bthrough|\bcheck(?:ing)?[- ]?out|\bflight back"
+    r"|\bvolver|\bvuelv(?:o|a|e|en|emos)|\bvolv(?:emos|iendo)|\bvuelta|\bregres(?:o|a|ar|amos|ando)|\bretorno|\bhasta"
+    r"|\bretour|\brevenir|\brevien(?:s|t|nent)|\brentr(?:er|e|ons|ez|ant)|\bjusqu'(?:au|à|a)"
+    r"|\bzur(?:ü|u)ck\w*|\br(?:ü|u)ck(?:flug|reise|kehr|fahrt)|\bheim(?:flug|reise)|\bbis(?: zum)?"
+    r"|\bvolt(?:a|ar|o|amos|ando)|\bregress(?:o|ar|amos)|\bat(?:é|e)"
+    r"|\britorno|\brientr\w*|\btorn(?:are|o|iamo|ando)|\bfino al?)\b[^.!?\d]{0,24}$"
 )
 _CHILDREN = re.compile(
     rf"\b(a|an|{_NUM[1:-1]})\s*(?:little\s+|young\s+|small\s+)?(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
@@ -94,6 +97,26 @@ _NIGHTS = re.compile(
 _DAYS_STAY = re.compile(
     rf"\b(?:for|por|para|pour|für|per|durante|pendant|stay(?:ing)?|stay(?:ing)? (?:there )?for)\s+(?:a\s+total\s+of\s+|a\s+)?{_NUM}?\s*"
     r"(weeks?|days?|d[ií]as|jours|tage[n]?|giorni)\b"
+)
+# Weeks of a stay, said with or without "for" ("a week", "zwei Wochen", "una settimana"); a fortnight.
+_WEEKS_STAY = re.compile(
+    rf"\b(?:an?|{_NUM[1:-1]})\s+(?:weeks?|semanas?|semaines?|wochen?|settiman[ae])\b(?!-end)"
+    r"|\b(?:an?|one|una|une|uma)\s+(fortnight|quincena|quinzaine|quinzena)\b"
+)
+# Words before weeks that make them a date, a rate or a shift, not a stay ("in a week", "once a week").
+_NOT_STAY_BEFORE = re.compile(
+    r"(?:\b(?:in|within|every|once|twice|times|en|dentro\s+de|dans|d'ici|innerhalb|tra|fra|entro|em|daqui\s+a"
+    r"|hace|vor|il\s+y\s+a|cada|chaque|jede|ogni|toda)|\d|[$€£])\s*$"
+)
+_NOT_STAY_AFTER = re.compile(
+    r"\s*(?:later|after|afterwards|earlier|before|sooner|ago|from\s+now|away|despu[eé]s|antes|m[aá]s\s+tarde"
+    r"|plus\s+t(?:ar|ô|o)[dt]|apr[eè]s|avant|sp[äa]ter|fr[üu]her|danach|vorher|dopo|prima|fa\b|pi[uù]\s+tardi"
+    r"|depois|mais\s+(?:cedo|tarde)|que\s+v(?:iene|em)|prochaine|n[äa]chste|prossima)"
+)
+# Days of a whole trip ("7 days total", "10 días en total").
+_DAYS_TOTAL = re.compile(
+    rf"\b{_NUM}\s+(?:days?|d[ií]as|jours|tage[n]?|giorni)\s+(?:in\s+|en\s+|au\s+|no\s+)?"
+    r"(?:total|insgesamt|in\s+tutto|complessivi)\b"
 )
 _FORECAST_DAYS = re.compile(
     r"\b(?:(?<=next )|(?<=coming )|(?<=following )|(?<=próximos )|(?<=proximos )|(?<=siguientes )"
@@ -172,17 +195,7 @@ def read_details(text: str, lowered: str, slots: Slots) -> None:
         slots.rooms = number(rooms.group(1))
     slots.round_trip = bool(_ROUND_TRIP.search(lowered))
     slots.one_way = not slots.round_trip and bool(_ONE_WAY.search(lowered))
-    nights = _NIGHTS.search(lowered)
-    if nights:
-        slots.nights = number(nights.group(1))
-    else:
-        stay = _DAYS_STAY.search(lowered)
-        if stay:
-            n = number(stay.group(1)) if stay.group(1) else 1
-            if n:
-                slots.nights = n * 7 if stay.group(2).startswith("week") else n
-        elif any(d.weekend for d in slots.dates):
-            slots.nights = 2
+    slots.nights = _stay(lowered, slots)
     for pattern, cabin in _CABIN:
         if pattern.search(lowered):
             slots.cabin = cabin
@@ -198,6 +211,43 @@ def read_details(text: str, lowered: str, slots: Slots) -> None:
         slots.forecast_days = 2
     elif slots.dates and slots.dates[0].last is None:
         slots.forecast_days = 1
+
+
+def _stay(lowered: str, slots: Slots) -> int | None:
+    """The nights of a stay: said as nights ("5 nuits"), weeks ("for a week", "zwei Wochen": 7 each, a
+    fortnight 14), days ("for 3 days", "7 days total"), or a weekend (2). Words that are a date ("in a
+    week") or a shift ("a week later", "one more night": ``slots.shift``) are no stay."""
+    taken = [(d.start, d.end) for d in (*slots.dates, *slots.past_dates)]
+    if slots.shift is not None:
+        taken.append((slots.shift.start, slots.shift.end))
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(m.start() < e and s < m.end() for s, e in taken)
+
+    nights = next((m for m in _NIGHTS.finditer(lowered) if free(m)), None)
+    if nights:
+        return number(nights.group(1))
+    for m in _WEEKS_STAY.finditer(lowered):
+        if (
+            free(m)
+            and not _NOT_STAY_BEFORE.search(lowered, 0, m.start())
+            and not _NOT_STAY_AFTER.match(lowered, m.end())
+        ):
+            if m.group(1):
+                return 14
+            said = lowered[m.start() : m.end()].split()[0]
+            n = 1 if said in ("a", "an") else number(said)
+            if n:
+                return n * 7
+    stay = next((m for m in _DAYS_STAY.finditer(lowered) if free(m)), None)
+    if stay:
+        n = number(stay.group(1)) if stay.group(1) else 1
+        if n:
+            return n * 7 if stay.group(2).startswith("week") else n
+    total = next((m for m in _DAYS_TOTAL.finditer(lowered) if free(m)), None)
+    if total:
+        return number(total.group(1))
+    return 2 if any(d.weekend for d in slots.dates) else None
 
 
 def _travellers(lowered: str, slots: Slots) -> None:

@@ -19,6 +19,7 @@ from rag.routing.extracted import Slots
 from rag.routing.filters import find_airline, find_category
 from rag.routing.months import find_months
 from rag.routing.place_roles import assign_roles, keep_tagged, tagged_unknown
+from rag.routing.shifts import find_shift
 
 __all__ = ["MAX_SCAN_CHARS", "Slots", "extract"]
 
@@ -34,18 +35,22 @@ def extract(
     country: str | None = None,
     lang: str = "en",
     tagged: Sequence[tuple[str, int, int]] | None = None,
+    *,
+    anchor: dt.date | None = None,
 ) -> Slots:
     """``country``: the conversation's country (the trip's), which settles shared names ("Paris");
     ``lang``: the message's language, for its dates ("el 12 de mayo"); ``tagged``: the slot tagger's
     spans (label, start, end). In English, where the tagger was fitted, a name that is also an everyday
     word ("make", "date", "okay", "Delta") is a place only where the tagger found one, and the tagger's
-    roles and end dates complete the rules'; other languages read places by the rules alone."""
+    roles and end dates complete the rules'; other languages read places by the rules alone.
+    ``anchor``: the trip's date a bare day ("make it the 22nd", "Plutôt le 17") is read near
+    (rag.routing.bare_days); without it, a bare day is the next such day."""
     slots = Slots(text=text)
     lowered = text.lower()
     # Dates, months and places are read in the first MAX_SCAN_CHARS characters only: their cost grows
     # faster than the text, and no trip needs more (a chat message is at most 2,000 by default).
     scanned = text[:MAX_SCAN_CHARS]
-    found = find_dates(scanned, today, order, lang, keep_past=True)
+    found = find_dates(scanned, today, order, lang, keep_past=True, anchor=anchor)
     slots.past_dates = [d for d in found if (d.last or d.first) < today]
     ahead = [d for d in found if (d.last or d.first) >= today]
     # "I landed yesterday; weather tomorrow?": the coming day is the one asked about. A past day alone
@@ -76,5 +81,6 @@ def extract(
         ]
     assign_roles(text, slots, spans)
     slots.end_marked = end_marked(lowered, slots.dates, spans)
+    slots.shift = find_shift(scanned, lang)
     read_details(text, lowered, slots)
     return slots

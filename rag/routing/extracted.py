@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from connectors.places import Place, PlaceMention
 from rag.routing.dates import DateMention
+from rag.routing.shifts import Shift
 
 
 @dataclass
@@ -38,9 +39,12 @@ class Slots:
     one_way: bool = False  # "one way": no return date
     category: str | None = None  # a kind of place ("museum", "park"): connectors.params.ActivityCategory
     airline: str | None = None  # an airline named ("with United"): its IATA code
-    # Dates said as the end of a trip or a stay ("returning the 10th", "check out on the 12th"), by
-    # their index in ``dates``.
+    # Dates said as the end of a trip or a stay ("returning the 10th", "check out on the 12th", "Vuelta el
+    # 11 de mayo", "só até dia 8"), by their index in ``dates``.
     end_marked: frozenset[int] = frozenset()
+    # The trip's dates moved ("push the return back a day": end +1, "one more night": nights +1), from
+    # whatever the conversation holds: rag.routing.shifts.
+    shift: Shift | None = None
 
     @property
     def start_date(self) -> dt.date | None:

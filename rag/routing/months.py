@@ -17,16 +17,15 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 
 import yaml
 
+from connectors.text import fold
+from rag.i18n.calendar_words import alternation, english_month, month_names
 from rag.routing.date_words import WORDS_PATH
 
-ENGLISH_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
+ENGLISH_MONTHS = tuple(english_month(n) for n in range(1, 13))
 # English cues before a month; "may" takes only those that cannot precede the verb ("this may help").
 _EN_CUES = (
     "in|during|for|by|until|till|around|through|throughout|over|this|early|late|mid|mid-"
@@ -70,7 +69,7 @@ def find_months(text: str, today: dt.date, skip: list[tuple[int, int]] | None = 
             groups = m.groupdict()
             year = int(groups["year"]) if groups.get("year") else None
             following = any(groups.get(g) for g in ("next", "next0", "next_after"))
-            first = _resolve(today, months[_plain(groups["month"])], year, following)
+            first = _resolve(today, months[fold(groups["month"])], year, following)
             if first is None:
                 continue
             taken.append((start, end))
@@ -99,7 +98,7 @@ class _Words:
 @functools.cache
 def _patterns() -> list[tuple[re.Pattern[str], dict[str, int]]]:
     """(pattern, month name -> number): per language, cue + month (+ year), and month + year."""
-    english = {name: i for i, name in enumerate(ENGLISH_MONTHS, start=1)}
+    english = dict(month_names("en", abbreviated=False))
     no_may = {n: i for n, i in english.items() if n != "may"}
     of_en = r",?\s*(?:of\s+)?"
     languages = [
@@ -107,10 +106,9 @@ def _patterns() -> list[tuple[re.Pattern[str], dict[str, int]]]:
         _Words(_EN_MAY_CUES, "next", "", of_en, {"may": 5}),
     ]
     raw = yaml.safe_load(WORDS_PATH.read_text(encoding="utf-8"))
-    for spec in raw.values():
+    for lang, spec in raw.items():
         if not spec.get("month_cues"):
             continue
-        names = _full_names({str(k): str(v) for k, v in spec["months"].items()})
         of = rf",?\s*(?:(?:{spec['of']})\s+)?" if spec["of"] else r",?\s*"
         languages.append(
             _Words(
@@ -118,43 +116,26 @@ def _patterns() -> list[tuple[re.Pattern[str], dict[str, int]]]:
                 str(spec.get("month_next") or ""),
                 str(spec.get("month_next_after") or ""),
                 of,
-                {_plain(name): english[en] for name, en in names.items()}
-                | {n: english[en] for n, en in names.items()},
+                # Full names only: an abbreviation next to a cue is too often another word ("a mar" is
+                # "to the sea").
+                dict(month_names(lang, abbreviated=False)),
             )
         )
     out: list[tuple[re.Pattern[str], dict[str, int]]] = []
     for w in languages:
-        month = rf"(?P<month>{_alternation(list(w.months))})"
+        month = rf"(?P<month>{alternation(list(w.months))})"
         year = rf"(?:{w.of}(?P<year>\d{{4}}))"
-        cue = rf"(?:{_alternation(_with_plain(w.cues))})\s*(?:the\s+)?"
+        cue = rf"(?:{alternation(_with_plain(w.cues))})\s*(?:the\s+)?"
         if w.next_before:
-            nexts = _alternation(_with_plain(w.next_before))
+            nexts = alternation(_with_plain(w.next_before))
             cue = rf"(?:{cue}(?:(?P<next>{nexts})\s+)?|(?P<next0>{nexts})\s+)"
-        after = rf"(?:\s+(?P<next_after>{_alternation(_with_plain(w.next_after))}))?" if w.next_after else ""
+        after = rf"(?:\s+(?P<next_after>{alternation(_with_plain(w.next_after))}))?" if w.next_after else ""
         out.append((re.compile(rf"{_B}{cue}{month}{year}?{after}{_E}"), w.months))
         out.append((re.compile(rf"{_B}{month}{year}{_E}"), w.months))
     return out
 
 
-def _alternation(words: list[str]) -> str:
-    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
-
-
 def _with_plain(words: str) -> list[str]:
     """``words`` ("próximo|que viene") split, with their accent-free spellings."""
     split = [w for w in words.split("|") if w]
-    return list(dict.fromkeys(split + [_plain(w) for w in split]))
-
-
-def _plain(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
-
-
-def _full_names(months: dict[str, str]) -> dict[str, str]:
-    """Month names without abbreviations ("abr", "janv", "sept"): an abbreviation next to a cue is too
-    often another word ("a mar" is "to the sea")."""
-    return {
-        name: en
-        for name, en in months.items()
-        if not any(o != name and o.startswith(name) and months[o] == en for o in months)
-    }
+    return list(dict.fromkeys(split + [fold(w) for w in split]))

@@ -2,19 +2,21 @@
 
 The tagger learnt from English only. A word of another of our languages that it knows is read as its
 English word ("mañana" as "tomorrow", "nach" as "to", "Nächte" as "nights"), so its features are the
-ones the tagger was fitted on; the months, weekdays, number words and one-word days come from
-rag/i18n/date_words.yaml, the rest (trip words and cues) is below. English words have classes
+ones the tagger was fitted on; the months and weekdays come from CLDR (rag/i18n/calendar_words.py),
+the number words and one-word days from rag/i18n/date_words.yaml, the rest (trip words and cues) is
+below. English words have classes
 ("march" is a month, "to" a place cue), which carry across months and languages alike.
 """
 
 from __future__ import annotations
 
 import functools
-import unicodedata
 
 import yaml
 
+from connectors.text import fold
 from rag.i18n import DATE_WORDS_PATH as WORDS_PATH
+from rag.i18n.calendar_words import english_month, english_weekday, month_names, weekday_names
 
 # English words' classes. Another language's word is read as its English one (``ENGLISH``, and the
 # months, weekdays, numbers and "tomorrow"s of rag/i18n/date_words.yaml), so it has these classes too.
@@ -84,14 +86,6 @@ IN_CONTEXT: dict[str, tuple[str, str | None]] = {
 }
 
 
-def fold(word: str) -> str:
-    """Lower case without accents: "Mañana" -> "manana"."""
-    lowered = word.casefold()
-    if lowered.isascii():
-        return lowered
-    return "".join(c for c in unicodedata.normalize("NFD", lowered) if unicodedata.category(c) != "Mn")
-
-
 @functools.cache
 def word_classes() -> dict[str, tuple[str, ...]]:
     """English word -> its classes ("march" -> ("month",))."""
@@ -104,19 +98,20 @@ def word_classes() -> dict[str, tuple[str, ...]]:
 
 @functools.cache
 def translations() -> dict[str, str]:
-    """Lower-case word of another of our languages -> the English word it is read as: ``ENGLISH``, and
-    from date_words.yaml the full month names, weekdays, number words (not "un", "ein", "um": articles
+    """Lower-case word of another of our languages -> the English word it is read as: ``ENGLISH``, the
+    full month names and the weekdays (rag.i18n.calendar_words), and from date_words.yaml number words (not "un", "ein", "um": articles
     as often as "one") and one-word days ("mañana", "demain"). Accent-free spellings of four letters
     or more too ("manana"; not "a" for "à")."""
     out: dict[str, str] = {}
     for english, words in ENGLISH.items():
         out.update(dict.fromkeys(words.split(), english))
     raw = yaml.safe_load(WORDS_PATH.read_text(encoding="utf-8"))
-    for spec in raw.values():
-        months = {str(k): str(v) for k, v in spec["months"].items()}
-        # Full names only: an abbreviation is too often another word ("mar" is the sea).
-        out.update({m: en for m, en in months.items() if not any(o != m and o.startswith(m) for o in months)})
-        out.update({str(k): str(v) for k, v in spec["weekdays"].items()})
+    for lang, spec in raw.items():
+        if lang == "en":
+            continue
+        # Full month names only (CLDR's): an abbreviation is too often another word ("mar" is the sea).
+        out.update({m: english_month(n) for m, n in month_names(lang, abbreviated=False).items()})
+        out.update({w: english_weekday(n) for w, n in weekday_names(lang).items()})
         out.update({str(k): str(v) for k, v in spec["numbers"].items() if v != "one"})
         phrases = spec.get("phrases") or {}
         out.update({str(k): str(v) for k, v in phrases.items() if " " not in str(k) and v})
