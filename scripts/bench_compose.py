@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.chat import selection  # noqa: E402
 from rag.chat.composer import Passage, compose, passage_from_payload  # noqa: E402
+from rag.dialogue.actions import Guide  # noqa: E402
 from rag.ingest.chunking import chunk_markdown  # noqa: E402
 from rag.ingest.documents import chunk_payload  # noqa: E402
 from rag.ingest.seeding import load_documents  # noqa: E402
@@ -52,7 +53,7 @@ def timed(found: list[Passage], rounds: int, cold: bool) -> list[float]:
         if cold:
             selection._prepared.cache_clear()
         start = time.perf_counter()
-        compose(QUESTIONS[i % len(QUESTIONS)], found, [], places=["Tokyo"], declared=TOOLS)
+        compose(Guide("Tokyo"), QUESTIONS[i % len(QUESTIONS)], found, [], None, declared=TOOLS)
         out.append((time.perf_counter() - start) * 1000)
     return sorted(out)
 
@@ -64,7 +65,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     found = passages("guides/tokyo.md")[:6] + passages("topics/when-to-visit.md")[:3]
-    compose(QUESTIONS[0], found, [], places=["Tokyo"], declared=TOOLS)  # imports and tables built once
+    compose(Guide("Tokyo"), QUESTIONS[0], found, [], None, declared=TOOLS)  # imports and tables built once
     for label, cold in (("warm", False), ("cold", True)):
         ms = timed(found, args.rounds, cold)
         p95 = ms[int(0.95 * (len(ms) - 1))]

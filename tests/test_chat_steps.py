@@ -49,9 +49,9 @@ async def test_a_message_is_read_as_its_words_one_space_apart() -> None:
 async def test_a_turn_is_routed_and_planned_and_previewed_as_route_answers(shared_client: TestClient) -> None:
     text = f"flights from London to Lisbon on {ahead(40).isoformat()}"
     turn, _ = await read(shared_client, "steps-route", text)
-    [call] = turn.planned.calls
+    [call] = turn.calls
     assert call.name == "flight_search" and call.params["destination"] == "LIS"
-    assert turn.places == ["London", "Lisbon"] and not turn.compare and turn.preface is None
+    assert turn.action.kind == "search" and not turn.compare and turn.preface is None
     resp = await shared_client.post("/v1/route", json={"user_id": "steps-route", "message": text})
     assert await resp.json() == route_json(turn)  # the preview and the chat read a turn alike
 
@@ -95,13 +95,13 @@ async def test_calls_past_the_answer_s_budget_answer_a_timeout(shared_client: Te
 async def test_a_tool_call_is_one_shape_whole_or_summed_up(shared_client: TestClient) -> None:
     text = f"flights from London to Lisbon on {ahead(40).isoformat()}"
     turn, _ = await read(shared_client, "steps-shape", text)
-    calls = {c.name: c.params for c in turn.planned.calls}
+    calls = {c.name: c.params for c in turn.calls}
     outcomes = await call_tools(shared_client.app[keys.TOOL_SERVICE], calls, "steps-shape", turn.today, None)
     [outcome] = outcomes
     assert isinstance(outcome, ToolOutcome)
     whole = outcome.to_json()  # what POST /v1/tools/{name} answers
     assert whole["tool"] == "flight_search" and whole["notice"] and "fetched_at" not in whole
-    [summed] = tool_results(turn.planned, outcomes).tool_calls  # what a chat answer lists
+    [summed] = tool_results(turn.calls, outcomes).tool_calls  # what a chat answer lists
     assert summed.model_dump(mode="json") == {
         "name": "flight_search",
         "params": whole["params"],

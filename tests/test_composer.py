@@ -17,7 +17,6 @@ from rag.chat.composer import (
     Answer,
     Passage,
     ToolAnswer,
-    compose,
     escape_markdown,
     is_comparison,
     markdown_to_text,
@@ -30,6 +29,7 @@ from rag.ingest.documents import chunk_payload
 from rag.ingest.seeding import load_documents
 from rag.settings import SEED_DIR
 from rag.tools.catalog import ToolCatalogue
+from tests.answering import answer as compose_answer
 
 TOOLS = ToolCatalogue.builtin()
 
@@ -92,7 +92,7 @@ def test_the_weather_in_tokyo_is_answered_from_its_seasons_not_a_pasted_passage(
         + passages("topics/when-to-visit.md", "Spring (March–May)")
         + passages("guides/tokyo.md", "Neighbourhoods")
     )
-    answer = compose(question, found, [], places=["Tokyo"], declared=TOOLS)
+    answer = compose_answer(question, found, [], places=["Tokyo"], declared=TOOLS)
     lead = answer.text.split("\n")[0]
     assert lead == "Here is what the Tokyo guide says about the weather in Tokyo:"
     lines = facts(answer)
@@ -109,7 +109,7 @@ def test_the_weather_in_tokyo_is_answered_from_its_seasons_not_a_pasted_passage(
 def test_a_month_narrows_the_answer_and_notes_follow_the_lead() -> None:
     note = "The forecast for 10–14 April becomes available around 25 March."
     found = passages("guides/tokyo.md", "Best time to visit", "Overview")
-    answer = compose(
+    answer = compose_answer(
         "what will the weather be like in Tokyo in April?",
         found,
         [],
@@ -131,7 +131,7 @@ def test_a_comparison_gives_each_place_its_own_block_in_the_order_asked() -> Non
     found = passages("guides/lisbon.md", "Overview", "Costs") + passages(
         "topics/trip-planning-by-duration.md", "A weekend (2–3 days)"
     )
-    answer = compose(question, found, [], places=places, compare=True, declared=TOOLS)
+    answer = compose_answer(question, found, [], places=places, compare=True, declared=TOOLS)
     text = answer.text
     assert text.index("### Lisbon") < text.index("### Porto")
     lisbon, porto = text.split("### Lisbon", 1)[1].split("### Porto")
@@ -146,7 +146,9 @@ def test_a_comparison_of_two_guides_quotes_each_on_the_same_topic() -> None:
     found = passages("guides/barcelona.md", "Food and drink", "Sights") + passages(
         "guides/lisbon.md", "Food and drink", "Neighbourhoods"
     )
-    answer = compose("Barcelona or Lisbon for food?", found, [], places=places, compare=True, declared=TOOLS)
+    answer = compose_answer(
+        "Barcelona or Lisbon for food?", found, [], places=places, compare=True, declared=TOOLS
+    )
     assert answer.text.split("\n")[0] == message(
         "en", "lead_compare", places="Barcelona and Lisbon", topic=message("en", "topic.food")
     )
@@ -174,7 +176,7 @@ def test_comparisons_are_recognised(question: str, places: list[str], expected: 
 
 def test_a_question_the_guides_cannot_answer_gets_an_honest_answer_and_offers() -> None:
     found = passages("guides/tokyo.md", "Overview", "Neighbourhoods", "Sights")
-    answer = compose("is there a casino on the moon base?", found, [], declared=TOOLS)
+    answer = compose_answer("is there a casino on the moon base?", found, [], declared=TOOLS)
     assert answer.citations == [] and "[1]" not in answer.text
     assert answer.text.startswith(message("en", "nothing"))
     assert "flights, hotels, activities and the forecast" in answer.text
@@ -182,9 +184,9 @@ def test_a_question_the_guides_cannot_answer_gets_an_honest_answer_and_offers() 
     assert "convenient, well-connected base" not in answer.text
 
 
-def test_a_place_without_a_guide_is_named_in_the_honest_answer() -> None:
+def test_a_place_without_a_guide_is_named_in_the_honest_compose_answer() -> None:
     found = passages("topics/when-to-visit.md")[:3]
-    answer = compose("Ulaanbaatar nightlife?", found, [], places=["Ulaanbaatar"], declared=TOOLS)
+    answer = compose_answer("Ulaanbaatar nightlife?", found, [], places=["Ulaanbaatar"], declared=TOOLS)
     assert answer.text.startswith(message("en", "nothing_place", place="Ulaanbaatar"))
     assert answer.citations == []
 
@@ -193,7 +195,9 @@ def test_another_citys_guide_is_not_quoted_for_the_asked_place() -> None:
     found = passages("guides/paris.md", "Best time to visit") + passages(
         "guides/tokyo.md", "Best time to visit"
     )
-    answer = compose("When is the best time to visit Tokyo?", found, [], places=["Tokyo"], declared=TOOLS)
+    answer = compose_answer(
+        "When is the best time to visit Tokyo?", found, [], places=["Tokyo"], declared=TOOLS
+    )
     assert [c.label for c in answer.citations] == ["Tokyo City Guide — Best time to visit"]
     assert answer.citations[0].ref == ("passage", 1, 0)
 
@@ -201,7 +205,7 @@ def test_another_citys_guide_is_not_quoted_for_the_asked_place() -> None:
 def test_a_place_without_a_guide_is_answered_by_the_guide_that_names_it() -> None:
     # Fushimi (a town of its own in the catalogue) has no guide; Kyoto's says how to beat its crowds,
     # and Kyoto's sentences that do not name it are not an answer about Fushimi.
-    answer = compose(
+    answer = compose_answer(
         "How can I avoid the crowds at Fushimi Inari?",
         passages("guides/kyoto.md"),
         [],
@@ -240,7 +244,7 @@ def test_tool_results_are_cited_and_escaped_and_numbered_before_the_guides() -> 
         ids=["h1", "h2"],
     )
     found = passages("guides/tokyo.md", "Neighbourhoods", "Overview")
-    answer = compose("hotels in Tokyo", found, [hotels], places=["Tokyo"], declared=TOOLS)
+    answer = compose_answer("hotels in Tokyo", found, [hotels], places=["Tokyo"], declared=TOOLS)
     lines = answer.text.split("\n")
     assert lines[0] == "Here is what I found for hotels."
     assert r"- \<img src=x onerror=alert(1)\> \*\*Free\*\* \[win\](javascript:x) [1]" in lines
@@ -259,7 +263,7 @@ def test_escaped_provider_text_renders_as_plain_text() -> None:
         "hotel_search", [HOSTILE, "# Title\n- [x](http://a) `code` | a | ~~s~~", "12. Hotel", "+ Inn"]
     )
     rendered = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
-    html = rendered.render(compose("hotels", [], [hotels], declared=TOOLS).text)
+    html = rendered.render(compose_answer("hotels", [], [hotels], declared=TOOLS).text)
     assert "<img" not in html and "<a " not in html and "<strong>" not in html and "<h1>" not in html
     assert "<code>" not in html and "<s>" not in html and "<ol" not in html and "<ul>\n<li><ul>" not in html
     assert "<li>12. Hotel [3]</li>" in html and "<li>+ Inn [4]</li>" in html
@@ -270,7 +274,7 @@ def test_a_documents_title_and_the_travellers_words_are_escaped_too() -> None:
     doc = Passage(
         "notes", "<b>My notes</b>", "<b>My notes</b> > Food", "Street food in Hanoi is cheap and good.", "api"
     )
-    answer = compose(
+    answer = compose_answer(
         "street food",
         [doc],
         [],
@@ -287,7 +291,7 @@ def test_a_documents_title_and_the_travellers_words_are_escaped_too() -> None:
 
 
 def test_recalled_results_are_cited() -> None:
-    answer = compose(
+    answer = compose_answer(
         "what hotels did you find?", [], [], recalled=["Hotel A, 100 EUR", "Hotel B"], declared=TOOLS
     )
     assert answer.text.startswith(message("en", "lead_recalled"))
@@ -320,13 +324,13 @@ def test_other_languages_lead_and_source_in_their_words(
 ) -> None:
     found = passages("guides/tokyo.md", "Best time to visit", "Overview")
     guide = "Tokyo City Guide — Best time to visit"
-    answer = compose(question, found, [], places=["Tokyo"], lang=lang, declared=TOOLS)
+    answer = compose_answer(question, found, [], places=["Tokyo"], lang=lang, declared=TOOLS)
     assert answer.text.split("\n")[0] == lead
     assert answer.text.split("\n")[-1] == f"{sources} [1] {guide}"
     hotels = ToolAnswer(
         "hotel_search", ["Hotel A"], sandbox=True, provider="sandbox", fetched_at="2026-11-23 01:40 UTC"
     )
-    with_hotels = compose(question, found, [hotels], places=["Tokyo"], lang=lang, declared=TOOLS)
+    with_hotels = compose_answer(question, found, [hotels], places=["Tokyo"], lang=lang, declared=TOOLS)
     assert with_hotels.text.split("\n")[0] == message(
         lang, "lead_found", tools=TOOLS["hotel_search"].label(lang)
     )
@@ -349,7 +353,9 @@ def test_every_answer_over_the_corpus_cites_consistently_and_quotes_clean_text()
         for section, question in questions.items():
             found = [p for p in guide if p.heading.endswith(section)][:1] + guide[:2]
             for tools in ([], [hotels]):
-                answer = compose(question.format(city=city), found, tools, places=[city], declared=TOOLS)
+                answer = compose_answer(
+                    question.format(city=city), found, tools, places=[city], declared=TOOLS
+                )
                 check_citations(answer)
                 assert "**" not in answer.text and "- -" not in answer.text, answer.text
                 # A list section's items whole (rag.chat.sections.MOST_ITEMS), else a few sentences.
@@ -363,7 +369,7 @@ def test_every_answer_over_the_corpus_cites_consistently_and_quotes_clean_text()
 
 def test_overview_for_a_question_about_the_place_alone() -> None:
     found = passages("guides/tokyo.md", "Sights", "Overview")
-    answer = compose("Tell me about Tokyo", found, [], places=["Tokyo"], declared=TOOLS)
+    answer = compose_answer("Tell me about Tokyo", found, [], places=["Tokyo"], declared=TOOLS)
     assert answer.text.startswith("Here is what the Tokyo guide says about Tokyo:")
     assert [c.label for c in answer.citations] == ["Tokyo City Guide — Overview"]
 

@@ -14,8 +14,10 @@ import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
 
-from rag.dialogue.followup import date_shift, shape
+from rag.dialogue.followup import shape
+from rag.i18n import detect_language
 from rag.routing.extracted import Slots
+from rag.routing.shifts import find_shift
 from rag.tools.catalog import ToolCatalogue
 from tests.conftest import copy_seed, env_settings, serve
 
@@ -91,8 +93,8 @@ def guides_cited(body: dict[str, Any]) -> set[str]:
     ],
 )
 def test_date_shifts_in_six_languages(text: str, days: int | None) -> None:
-    found = date_shift(text)
-    assert (found[0] if found else None) == days
+    found = find_shift(text, detect_language(text))
+    assert (found.days if found else None) == days
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from aiohttp.test_utils import TestClient
 from openai import AsyncOpenAI
 
 from connectors.places import LocationCatalogue
-from rag.chat.composer import Passage, ToolAnswer, compose
+from rag.chat.composer import Passage, ToolAnswer
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder
 from rag.i18n import LANGUAGES, detect_language, join_list, message, phrases, placeholders
@@ -21,6 +21,7 @@ from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
 from rag.tools.catalog import ToolCatalogue
+from tests.answering import answer as compose_answer
 
 TOOLS = ToolCatalogue.builtin()
 
@@ -144,7 +145,7 @@ def test_the_composer_speaks_spanish() -> None:
     flights = ToolAnswer("flight_search", ["LIS-MAD 2026-11-22 89 EUR"], sandbox=True)
     weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
     hotels = ToolAnswer("hotel_search")
-    answer = compose(
+    answer = compose_answer(
         "vuelos",
         [PASSAGE],
         [flights, weather, hotels],
@@ -163,10 +164,10 @@ def test_the_composer_speaks_spanish() -> None:
     assert message("es", "sandbox_notice") in lines and lines[-2] == "¿Desde dónde sales?"
     # the passage says nothing about flights: it is not cited; the flight is, in Spanish words
     assert lines[-1] == "Fuentes: [1] oferta de vuelo, datos de prueba"
-    guides = compose("¿Qué hacer en Lisboa con niños?", [PASSAGE], [], lang="es", declared=TOOLS)
+    guides = compose_answer("¿Qué hacer en Lisboa con niños?", [PASSAGE], [], lang="es", declared=TOOLS)
     assert guides.text.startswith("Esto es lo que dice la guía «Lisbon» sobre viajar con niños:")
     assert guides.text.endswith("Fuentes: [1] Lisbon — With children")
-    assert compose("?", [], [], lang="es", declared=TOOLS).text.startswith(
+    assert compose_answer("?", [], [], lang="es", declared=TOOLS).text.startswith(
         "No tengo ninguna guía que responda a eso."
     )
 
@@ -176,7 +177,7 @@ def test_the_composer_in_english() -> None:
         "flight_search", ["LIS-MAD 89 EUR"], from_index=True, fetched_at="2026-11-21 09:00 UTC"
     )
     weather = ToolAnswer("weather_forecast", error="Provider timed out", code="provider_timeout")
-    text = compose("flights", [], [flights, weather], declared=TOOLS).text
+    text = compose_answer("flights", [], [flights, weather], declared=TOOLS).text
     assert [line for line in text.split("\n") if line] == [
         "Here is what I found for flights.",
         "Flights (from results fetched at 2026-11-21 09:00 UTC):",

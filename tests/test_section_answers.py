@@ -12,10 +12,11 @@ import re
 import pytest
 from aiohttp.test_utils import TestClient
 
-from rag.chat.composer import Answer, compose
+from rag.chat.composer import Answer
 from rag.chat.sections import asks_length, trip_days
 from rag.chat.selection import read_question
 from rag.i18n import message
+from tests.answering import answer as compose_answer
 from tests.test_composer import TOOLS, body, check_citations, passages
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -36,7 +37,9 @@ def quoted_lines(answer: Answer) -> list[str]:
 
 
 def test_what_to_see_lists_the_sights_whole() -> None:
-    answer = compose("What should I see in Lisbon?", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS)
+    answer = compose_answer(
+        "What should I see in Lisbon?", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS
+    )
     check_citations(answer)
     assert cited_sections(answer) == {"Lisbon City Guide — Sights"}, answer.text
     lines = quoted_lines(answer)
@@ -47,7 +50,7 @@ def test_what_to_see_lists_the_sights_whole() -> None:
 
 
 def test_as_many_as_asked() -> None:
-    answer = compose("top 3 sights in Lisbon", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS)
+    answer = compose_answer("top 3 sights in Lisbon", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS)
     assert len(quoted_lines(answer)) == 3, answer.text
 
 
@@ -65,7 +68,7 @@ def test_as_many_as_asked() -> None:
     ],
 )
 def test_every_language_lands_in_the_section_that_answers(lang: str, question: str, section: str) -> None:
-    answer = compose(question, guide("lisbon"), [], lang=lang, places=["Lisbon"], declared=TOOLS)
+    answer = compose_answer(question, guide("lisbon"), [], lang=lang, places=["Lisbon"], declared=TOOLS)
     check_citations(answer, lang)
     assert cited_sections(answer) == {f"Lisbon City Guide — {section}"}, answer.text
     if lang != "en":  # the quotes are the English guide's words, and the answer says so
@@ -73,7 +76,7 @@ def test_every_language_lands_in_the_section_that_answers(lang: str, question: s
 
 
 def test_a_month_picks_its_season_and_no_other() -> None:
-    answer = compose(
+    answer = compose_answer(
         "What's the weather in Lisbon in May?", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS
     )
     lines = quoted_lines(answer)
@@ -81,7 +84,7 @@ def test_a_month_picks_its_season_and_no_other() -> None:
 
 
 def test_prose_is_quoted_in_whole_sentences_without_a_stray_label() -> None:
-    answer = compose(
+    answer = compose_answer(
         "Where can I eat well in Lisbon?", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS
     )
     assert cited_sections(answer) == {"Lisbon City Guide — Food and drink"}, answer.text
@@ -113,7 +116,7 @@ def plan_days(answer: Answer) -> list[tuple[int, list[str]]]:
 )
 def test_a_trip_length_gets_a_cited_day_by_day_plan(lang: str, question: str, days: int, city: str) -> None:
     place = guide(city)[0].place
-    answer = compose(question, guide(city), [], lang=lang, places=[place], declared=TOOLS, days=days)
+    answer = compose_answer(question, guide(city), [], lang=lang, places=[place], declared=TOOLS, days=days)
     check_citations(answer, lang)
     blocks = plan_days(answer)
     assert [n for n, _ in blocks] == list(range(1, days + 1)), answer.text
@@ -124,7 +127,7 @@ def test_a_trip_length_gets_a_cited_day_by_day_plan(lang: str, question: str, da
 
 
 def test_a_plan_for_a_month_says_its_season_and_a_day_trip_takes_a_day() -> None:
-    answer = compose(
+    answer = compose_answer(
         "Plan 4 days in Lisbon in May", guide("lisbon"), [], places=["Lisbon"], declared=TOOLS, days=4
     )
     assert "For May, the guide says:" in answer.text and "Spring (March–May)" in answer.text
@@ -150,7 +153,7 @@ def test_when_a_plan_is_asked_and_when_it_is_not() -> None:
 
 
 def test_a_place_without_a_guide_is_said_plainly_first() -> None:
-    answer = compose("What to see in Sintra?", guide("lisbon"), [], places=["Sintra"], declared=TOOLS)
+    answer = compose_answer("What to see in Sintra?", guide("lisbon"), [], places=["Sintra"], declared=TOOLS)
     assert answer.text.startswith("I don't have a guide for Sintra. Here is what the Lisbon guide says"), (
         answer.text
     )

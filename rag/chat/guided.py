@@ -15,6 +15,7 @@ from rag.chat.sections import (
     asks_length,
     find_section,
     guide_sections,
+    named,
     naming_section,
     quotes_for,
     trip_plan,
@@ -68,14 +69,19 @@ def from_guide(
         )
         quotes = quotes_for(query, topic, sec, asked_count(question))
     elif fallback:
-        # No topic and nothing named: the section the search found first answers, from the guide.
+        # No topic and nothing named: the overview for the place alone ("Tell me about Tokyo"), else
+        # the section the search found first answers, from the guide.
         first = next((p for p in passages if p.place and fold(p.place) == fold(place)), None)
         heading = (section(first.heading) or first.heading) if first is not None else None
-        found = next((s for s in sections if s.name == heading), None)
+        found = named(sections, "overview") if query.empty else None
+        found = found or next((s for s in sections if s.name == heading), None)
         if found is None:
             return None
         quotes = quotes_for(query, "", found, asked_count(question))
-        lead = message(lang, "lead_section", source=source, section=escape_markdown(found.name))
+        if query.empty:
+            lead = message(lang, "lead_topic", source=source, topic=shown)
+        else:
+            lead = message(lang, "lead_section", source=source, section=escape_markdown(found.name))
     else:
         return None
     return [lead, *english, *quote_blocks(quotes, passages, cites)], False

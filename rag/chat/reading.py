@@ -29,7 +29,7 @@ from rag.dialogue.settle import Refusal
 from rag.ingest.documents import norm
 from rag.live.recall import PlaceAsked, RecallFocus
 from rag.routing.config import ToolRoute
-from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
+from rag.routing.slot_kinds import ONE_PLACE_SLOTS, START_SLOTS
 from rag.store.base import Hit
 from rag.tools.catalog import ToolCatalogue
 
@@ -94,11 +94,11 @@ def recall_about(
         value = params.get(param)
         if value in (None, ""):
             continue
-        if slot in PLACE_SLOTS and slot not in ("origin", "origin_or_place"):
+        if slot in ONE_PLACE_SLOTS:
             place = catalogue.resolve(str(value))
             codes = frozenset({place.code, place.city_code}) if place else frozenset()
             places.append(PlaceAsked(codes, norm(place.city_name if place else str(value))))
-        elif slot in DATE_SLOTS and slot != "end_date":
+        elif slot in START_SLOTS:
             try:
                 day = dt.date.fromisoformat(str(value))
             except ValueError:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from wordfreq import zipf_frequency
 
-from rag.chat.selection import Candidate, Query, score
+from rag.chat.selection import Candidate, Query, is_place_word, score
 from rag.chat.sentences import fold, section, stem, tokens
 from rag.chat.vocabulary import SEASON_OF_MONTH, STOPWORDS, TOPICS
 
@@ -170,7 +170,7 @@ def naming_section(
         for raw in _TOKEN_RAW.findall(fold(question))
         if len(raw) > 2
         and raw not in STOPWORDS
-        and stem(raw) not in skipped
+        and not is_place_word(stem(raw), sorted(skipped))
         and stem(raw) not in _TRIGGERS
         and zipf_frequency(raw, "en") < RARE_ZIPF
         and (lang == "en" or zipf_frequency(raw, lang) < RARE_ZIPF)

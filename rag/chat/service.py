@@ -209,6 +209,7 @@ class ChatService:
             context=describe_state(trip, self._specs),
             asked=asked_slots(trip, self._specs),
             anchor=trip.start_date,
+            lang=trip.lang,
         )
         places = _places(decision, trip)
         guides = await self._search.guides()
@@ -259,7 +260,7 @@ class ChatService:
         if self._writer is None:
             return None
         trip = turn.trip.model_dump(
-            mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn"}
+            mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn", "lang"}
         )
         data = render_data(draft.passages, draft.tool_answers, draft.recalled)
         system = self._writer.system_prompt(trip, data, turn.lang, turn.today)

@@ -169,7 +169,7 @@ TOPICS: tuple[Topic, ...] = (
             "stay staying neighbourhood neighbourhoods neighborhood neighborhoods area areas district "
             "districts hotel hotels accommodation sleep alojarse alojamiento barrio barrios zona hotel "
             "dormir loger logement quartier quartiers hotel ubernachten unterkunft viertel ficar hospedar "
-            "bairro alloggio alloggiare quartiere soggiornare base quarter quarters quartieri"
+            "bairro alloggio alloggiare quartiere soggiornare quarter quarters quartieri"
         ).split()
         + [
             "where to stay",
@@ -179,6 +179,12 @@ TOPICS: tuple[Topic, ...] = (
             "parts of the city",
             "which part",
             "what part",
+            "good base",
+            "best base",
+            "a base",
+            "base ourselves",
+            "base myself",
+            "where to base",
         ],
         (
             "neighbourhood neighborhood area district quarter hotel base stay hostel accommodation quiet "

@@ -33,18 +33,14 @@ from rag.dialogue.settle import Check, Time, settle
 from rag.dialogue.told import told
 from rag.dialogue.trip import TripState
 from rag.i18n import join_list, message
+from rag.i18n.calendar_words import month_pattern
 from rag.routing.clarify import place_option
 from rag.routing.decision import RouteDecision
 from rag.routing.extracted import Slots
 from rag.routing.months import last_day
+from rag.routing.shifts import Shift
 
-_MONTH = (
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
-    r"septiembre|octubre|noviembre|diciembre|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|"
-    r"septembre|octobre|novembre|décembre|januar|februar|märz|maerz|juni|juli|oktober|dezember|janeiro|"
-    r"fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|gennaio|febbraio|aprile|maggio|"
-    r"giugno|luglio|settembre|ottobre|dicembre)[a-zé]*\.?"
-)
+_MONTH = rf"(?:{month_pattern()})\.?"
 # Date-like text: if the extractor read no date there, it is a date that does not exist ("February 30").
 _DATE_LIKE = re.compile(
     rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th|er|º|\.)?\s+(?:de\s+|of\s+)?{_MONTH}(?!\w)"
@@ -186,13 +182,28 @@ def _future(trip: TripState, today: dt.date) -> TripState:
     return trip
 
 
-def _shifted(trip: TripState, days: int) -> DatesSet:
-    """The trip's dates moved by ``days`` ("the day after instead")."""
-
-    def moved(day: dt.date | None) -> dt.date | None:
-        return day + dt.timedelta(days=days) if day is not None else None
-
-    return DatesSet(moved(trip.start_date), moved(trip.end_date), trip.nights)
+def _shifted(trip: TripState, shift: Shift) -> DatesSet:
+    """The trip's dates moved as ``shift`` says ("the day after instead", "push the return back a day",
+    "return a week later", "one more night")."""
+    start, end, nights = trip.start_date, trip.end_date, trip.nights
+    step = dt.timedelta(days=shift.days)
+    if shift.target in ("both", "start") and start is not None:
+        start += step
+    if shift.target == "both" and end is not None:
+        end += step
+    if shift.target == "end":
+        if end is not None:
+            end += step
+        elif nights is not None:
+            nights = max(1, nights + shift.days)
+        elif start is not None:
+            end = start + step  # "return a week later"
+    if shift.target == "nights":
+        if nights is not None and end is None:
+            nights = max(1, nights + shift.days)
+        elif end is not None:
+            end += step
+    return DatesSet(start, end, nights if end is None else None)
 
 
 def _same_place(slots: Slots) -> bool:

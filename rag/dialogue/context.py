@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from rag.dialogue.plan_types import ToolSpecs
 from rag.dialogue.trip import TripState
-from rag.routing.slots import PLACE_SLOTS
+from rag.routing.slot_kinds import PLACE_SLOTS, SlotKind, traits
 
 
 def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
     """The conversation's state in a few plain lines, for an LLM reading the next message: what the
     trip holds, what the assistant asked for and is waiting on, and the last search. None when empty."""
     known = trip.model_dump(
-        mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn"}
+        mode="json", exclude_none=True, exclude={"last_calls", "pending", "searches", "turn", "lang"}
     )
     lines = [f"trip: {', '.join(f'{k}={v}' for k, v in known.items())}"] if known else []
     for p in trip.pending or []:
@@ -28,25 +28,6 @@ def describe_state(trip: TripState, specs: ToolSpecs) -> str | None:
     return "; ".join(lines) or None
 
 
-# The slot tagger's label for each slot a tool parameter reads (rag.tagging.labels).
-_TAG_OF_SLOT = {
-    "origin": "origin",
-    "origin_or_place": "origin",
-    "destination": "destination",
-    "route_destination": "destination",
-    "place": "place",
-    "place_name": "place",
-    "place_text": "place",
-    "start_date": "start_date",
-    "start_or_month": "start_date",
-    "end_date": "end_date",
-    "nights": "nights",
-    "adults": "adults",
-    "rooms": "rooms",
-    "cabin": "cabin",
-}
-
-
 def asked_slots(trip: TripState, specs: ToolSpecs) -> list[str]:
     """What the assistant asked for and waits on, as the slot tagger names it ("origin", "start_date"):
     the reply is read with the question."""
@@ -54,7 +35,7 @@ def asked_slots(trip: TripState, specs: ToolSpecs) -> list[str]:
     for p in trip.pending or []:
         route = specs.routes.get(p.name)
         for q in route.required if route else ():
-            tag = _TAG_OF_SLOT.get(route.params.get(q, "")) if route else None
+            tag = traits(route.params.get(q)).tag if route else None
             if tag and p.params.get(q) in (None, "") and tag not in asked:
                 asked.append(tag)
     return asked
@@ -73,4 +54,4 @@ def asked_place(trip: TripState, specs: ToolSpecs) -> str | None:
             for q in route.required
             if p.params.get(q) in (None, "") and route.params.get(q) in PLACE_SLOTS
         }
-    return "origin" if missing and missing <= {"origin", "origin_or_place"} else None
+    return "origin" if missing and missing <= {SlotKind.ORIGIN, SlotKind.ORIGIN_OR_PLACE} else None

@@ -39,6 +39,7 @@ SETTABLE = frozenset(
         "cabin",
         "max_price",
         "currency",
+        "lang",
     }
 )
 

@@ -19,6 +19,8 @@ from typing import Any
 from rag.dialogue.trip import ToolRequest
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
+from rag.routing.shifts import Shift
+from rag.routing.slot_kinds import START_SLOTS, SlotKind
 from rag.routing.slots import PLACE_SLOTS, build_params
 
 # Words a follow-up may hold besides what it changes: joins, "what about", "same dates", "instead",
@@ -39,7 +41,7 @@ _FILLER = frozenset(
     e em para o os as no na nos nas mesmas mesmos datas mas com então adultos pessoas noites crianças
     lá ali vez disso quanto
     per le stesse stessi date ma con allora invece adulti persone notti bambini ne dici di lì là da
-    actually oops sorry hmm wait make it change switch move push put works work better prefer can could
+    actually oops sorry hmm wait make it change switch move push put works work better prefer can could do
     would we departure return leave leaving outbound inbound check out checkout back come coming home go
     going get getting instead lets shall fine that's thats
     en realidad perdona perdón cambia cambiar prefiero regreso vuelta ida salida volver vale mejor día dia
@@ -56,22 +58,6 @@ _NUMBER_WORDS = {
     "dos": 2, "deux": 2, "zwei": 2, "dois": 2, "duas": 2, "due": 2,
     "tres": 3, "trois": 3, "drei": 3, "três": 3, "tre": 3,
 }  # fmt: skip
-_N = r"(\d+|a|an|one|two|three|un|una|une|um|uma|ein|eine|einen|dos|deux|zwei|dois|duas|due|tres|trois|drei|três|tre)"
-_LATER = r"(later|after|afterwards|m[aá]s\s+tarde|despu[eé]s|plus\s+tard|apr[eè]s|sp[aä]ter|danach|mais\s+tarde|depois|dopo|pi[uù]\s+tardi)"
-_EARLIER = (
-    r"(earlier|before|sooner|antes|m[aá]s\s+temprano|plus\s+t[oô]t|avant|fr[uü]her|davor|mais\s+cedo|prima)"
-)
-_UNIT = r"(days?|weeks?|d[ií]as?|semanas?|jours?|semaines?|tage?n?|wochen?|giorn[oi]|settiman[ae])"
-_SHIFTS: list[tuple[re.Pattern[str], int | None]] = [
-    (re.compile(rf"\b{_N}\s+{_UNIT}\s+{_LATER}\b"), None),
-    (re.compile(rf"\b{_N}\s+{_UNIT}\s+{_EARLIER}\b"), None),
-    (re.compile(r"\b(?:the\s+)?(?:next|following)\s+day\b|\bthe\s+day\s+after\b(?!\s+tomorrow)"), 1),
-    (re.compile(r"\bthe\s+day\s+before\b"), -1),
-    (re.compile(r"\bel\s+d[ií]a\s+(?:siguiente|despu[eé]s)\b|\ble\s+lendemain\b|\bo\s+dia\s+(?:seguinte|depois)\b"), 1),
-    (re.compile(r"\bil\s+giorno\s+(?:dopo|seguente)\b|\bam\s+(?:n[aä]chsten\s+tag|tag\s+danach|folgetag)\b"), 1),
-    (re.compile(r"\bel\s+d[ií]a\s+(?:anterior|antes)\b|\bla\s+veille\b|\bo\s+dia\s+(?:anterior|antes)\b"), -1),
-    (re.compile(r"\bil\s+giorno\s+(?:prima|precedente)\b|\bam\s+(?:vortag|tag\s+davor)\b"), -1),
-]  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+")
 # A question of its own, not "what about ...?" or "how about ...?".
 _QUESTION = re.compile(
@@ -94,34 +80,16 @@ class FollowUp:
     requests: list[ToolRequest] = field(default_factory=list)
     assumed: dict[str, list[str]] = field(default_factory=dict)  # tool -> params from the conversation
     named: list[str] = field(default_factory=list)  # tools the message named ("and the weather?")
-    shift: int | None = None  # days the dates moved
+    shift: Shift | None = None  # how the dates moved
     unadapted: list[str] = field(default_factory=list)  # last calls the change does not apply to
 
 
 @dataclass(frozen=True, slots=True)
 class Shape:
     named: list[str]
-    shift: int | None
+    shift: Shift | None
     changes: bool  # whether the message changes a place, dates, travellers or the like
     again: bool = False  # it asks for other results of the same search ("anything else?")
-
-
-def date_shift(text: str) -> tuple[int, tuple[int, int]] | None:
-    """Days a message moves the dates by ("the day after instead": 1, "a week earlier": -7), and where."""
-    lowered = text.lower()
-    for pattern, days in _SHIFTS:
-        m = pattern.search(lowered)
-        if not m:
-            continue
-        if days is not None:
-            return days, m.span()
-        n = _number(m.group(1))
-        if n is None:
-            continue
-        unit = 7 if m.group(2)[:3] in ("wee", "sem", "woc", "set") else 1
-        sign = -1 if re.fullmatch(_EARLIER, m.group(3)) else 1
-        return sign * n * unit, m.span()
-    return None
 
 
 def asks_a_question(text: str) -> bool:
@@ -140,9 +108,9 @@ def shape(
     is one, whatever its other words. ``nouns``: the words that name a tool in a short follow-up
     ("weather" -> its tool), the declarations' ``nouns`` in every language."""
     spans = [(p.start, p.end) for p in slots.places] + [(d.start, d.end) for d in slots.dates]
-    shifted = date_shift(text)
+    shifted = slots.shift
     if shifted is not None:
-        spans.append(shifted[1])
+        spans.append((shifted.start, shifted.end))
     lowered = text.lower()
     for name in unknown_places:
         at = lowered.find(name.lower())
@@ -174,16 +142,18 @@ def shape(
         or slots.nonstop
         or slots.rooms is not None
     )
-    if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes):
+    # "Something fun for a Sunday?": a question of its own about a day, no change of the search.
+    asked = lowered.rstrip().endswith("?") and not (slots.places or unknown_places or slots.shift)
+    if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes or asked):
         return None
-    return Shape(named, shifted[0] if shifted else None, changes, alternatives)
+    return Shape(named, shifted, changes, alternatives)
 
 
 def adapt(
     base: ToolRequest,
     route: ToolRoute,
     slots: Slots,
-    shift: int | None,
+    shift: Shift | None,
     *,
     pending: bool = False,
     again: bool = False,
@@ -200,36 +170,27 @@ def adapt(
     if pending:
         fresh = _answering(fresh, base.params, route, missing)
     params = dict(base.params)
-    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
-    ends = [p for p, s in route.params.items() if s == "end_date"]
-    counts = [p for p, s in route.params.items() if s == "nights"]
+    starts = [p for p, s in route.params.items() if s in START_SLOTS]
+    ends = [p for p, s in route.params.items() if s == SlotKind.END_DATE]
+    counts = [p for p, s in route.params.items() if s == SlotKind.NIGHTS]
     if any(p in fresh for p in starts):
         old_start = _date(next((params.get(p) for p in starts if p in params), None))
         old_end = _date(next((params.get(p) for p in ends if p in params), None))
         new_start = _date(next(fresh[p] for p in starts if p in fresh))
-        if old_start is None and old_end is not None and new_start is not None and old_end > new_start:
-            pass  # the end was said first ("returning the 11th"), the first day now: both stay
+        stay = bool(counts)  # a stay keeps its length; a trip keeps its return while it still follows
+        if old_end is not None and new_start is not None and old_end > new_start and not (stay and old_start):
+            pass  # "returning the 11th" said first, or the departure moved before the return: both stay
         else:
             for p in ends:
                 params.pop(p, None)
-        if (
-            not any(p in fresh for p in ends)
-            and not any(p in fresh for p in counts)
-            and old_start
-            and old_end
-            and new_start
-        ):
-            for p in ends:  # the same length of stay from the new day
-                params[p] = (new_start + (old_end - old_start)).isoformat()
+            if not any(p in fresh for p in (*ends, *counts)) and old_start and old_end and new_start:
+                for p in ends:  # the same length of stay from the new day
+                    params[p] = (new_start + (old_end - old_start)).isoformat()
     elif shift:
-        moved = False
-        for p in (*starts, *ends):
-            day = _date(params.get(p))
-            if day is not None:
-                params[p] = (day + dt.timedelta(days=shift)).isoformat()
-                moved = True
-        if not moved:
+        moved = shifted(params, route, shift)
+        if moved is None:
             return None
+        params = moved
     if any(p in fresh for p in counts) and not any(p in fresh for p in ends):
         for p in ends:
             params.pop(p, None)
@@ -241,7 +202,7 @@ def adapt(
         return None
     if params == base.params and not again:
         return None
-    kept = [p for p in params if p not in fresh and not (shift and p in (*starts, *ends))]
+    kept = [p for p in params if p not in fresh and not (shift and p in (*starts, *ends, *counts))]
     return params, kept
 
 
@@ -283,6 +244,48 @@ def interpret(
     return out
 
 
+def shifted(params: Mapping[str, Any], route: ToolRoute, shift: Shift) -> dict[str, Any] | None:
+    """``params`` with their dates moved as ``shift`` says, by the slots of ``route``: the whole trip, its
+    start, its end (from the start when there is none yet: "return a week later"), or its nights (a
+    count of nights, else the end); None when the call has nothing the shift moves."""
+    out = dict(params)
+    starts = [p for p, s in route.params.items() if s in START_SLOTS and _date(out.get(p))]
+    ends = [p for p, s in route.params.items() if s == SlotKind.END_DATE and _date(out.get(p))]
+    counts = [p for p, s in route.params.items() if s == SlotKind.NIGHTS and isinstance(out.get(p), int)]
+    step = dt.timedelta(days=shift.days)
+    moved = False
+    if shift.target in ("both", "start"):
+        for p in starts:
+            out[p] = (_day(out[p]) + step).isoformat()
+            moved = True
+    if shift.target in ("both", "end"):
+        for p in ends:
+            out[p] = (_day(out[p]) + step).isoformat()
+            moved = True
+        if shift.target == "end" and not ends and not counts and starts:
+            first = _day(params[starts[0]])
+            for p in [p for p, s in route.params.items() if s == SlotKind.END_DATE][:1]:
+                out[p] = (first + step).isoformat()  # "return a week later": the first day's week
+                moved = True
+    if shift.target == "nights" or (shift.target == "end" and counts and not ends):
+        for p in counts:
+            out[p] = max(1, int(out[p]) + shift.days)
+            moved = True
+        if not counts:
+            for p in ends:
+                out[p] = (_day(out[p]) + step).isoformat()
+                moved = True
+    if shift.target == "start" and ends and starts and _day(out[starts[0]]) >= _day(out[ends[0]]):
+        return None  # a start moved past the end: not a change to guess at
+    return out if moved else None
+
+
+def _day(value: Any) -> dt.date:
+    day = _date(value)
+    assert day is not None
+    return day
+
+
 def _answering(
     fresh: dict[str, Any], have: Mapping[str, Any], route: ToolRoute, missing: Sequence[str] | None = None
 ) -> dict[str, Any]:
@@ -292,8 +295,8 @@ def _answering(
     request still lacks (its required parameters by default)."""
     needed = list(missing) if missing is not None else list(route.required)
     wanted = [p for p in needed if route.params.get(p) in PLACE_SLOTS and have.get(p) in (None, "")]
-    ends = [p for p in needed if route.params.get(p) == "end_date" and have.get(p) in (None, "")]
-    starts = [p for p, s in route.params.items() if s in ("start_date", "start_or_month")]
+    ends = [p for p in needed if route.params.get(p) == SlotKind.END_DATE and have.get(p) in (None, "")]
+    starts = [p for p, s in route.params.items() if s in START_SLOTS]
     for p in starts:
         first = _date(have.get(p))
         day = _date(fresh.get(p))
@@ -319,8 +322,8 @@ def _answering(
 
 def _same_place(params: Mapping[str, Any], route: ToolRoute) -> bool:
     """ "from Paris to Paris": the tool's origin and destination, as its slots name them, are one place."""
-    origin = next((params.get(p) for p, s in route.params.items() if s == "origin"), None)
-    destination = next((params.get(p) for p, s in route.params.items() if s == "destination"), None)
+    origin = next((params.get(p) for p, s in route.params.items() if s == SlotKind.ORIGIN), None)
+    destination = next((params.get(p) for p, s in route.params.items() if s == SlotKind.DESTINATION), None)
     return bool(origin) and origin == destination
 
 

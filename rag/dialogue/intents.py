@@ -25,6 +25,8 @@ from rag.dialogue.trip import ToolRequest, TripState
 from rag.routing.config import ToolRoute
 from rag.routing.decision import RouteDecision
 from rag.routing.extracted import Slots
+from rag.routing.shifts import Shift
+from rag.routing.slot_kinds import SlotKind
 from rag.routing.slots import FREE_PLACE_SLOTS, PLACE_SLOTS, build_params
 
 # How a tool was chosen when the traveller asked for it outright.
@@ -38,7 +40,7 @@ class Intents:
     requests: list[Request] = field(default_factory=list)
     answered: set[str] = field(default_factory=set)  # waiting searches this message answered
     followup: bool = False  # it changes the last searches
-    shift: int | None = None  # days the trip's dates move (a follow-up's "the day after")
+    shift: Shift | None = None  # how the trip's dates move (a follow-up's "the day after")
     unclear: list[str] = field(default_factory=list)  # a follow-up no search takes: those to name
     unknown_place: bool = False  # a follow-up names a place nobody knows, for a tool that needs one
 
@@ -86,6 +88,9 @@ def requests_for(
             return changed
     if answers:
         return Intents([*answers, *(r for r in outright if r[0] not in waiting)], {a[0] for a in answers})
+    moved = _moved(slots, specs, trip, {r[0] for r in outright})
+    if moved.requests:
+        return moved
     if outright:
         return Intents(_with_waiting(outright, waiting))
     if own and not _changes_only(slots, decision):
@@ -95,6 +100,21 @@ def requests_for(
     if changed.requests or changed.unclear or changed.unknown_place or not own:
         return changed
     return Intents(_with_waiting(own, waiting))
+
+
+def _moved(slots: Slots, specs: ToolSpecs, trip: TripState, named: set[str]) -> Intents:
+    """A shift of the dates ("push the return back a day", "Verschieb den Rückflug um einen Tag") moves
+    the last searches (those of the tools it names, when it names some), whatever else it says."""
+    if slots.shift is None:
+        return Intents()
+    base = [c for c in trip.last_calls or [] if not named or c.name in named]
+    requests: list[Request] = []
+    for call in base:
+        route = specs.routes.get(call.name)
+        adapted = followup.adapt(call, route, slots, slots.shift) if route is not None else None
+        if adapted is not None:
+            requests.append((call.name, adapted[0], adapted[1], 1.0, "followup"))
+    return Intents(requests, followup=True, shift=slots.shift) if requests else Intents()
 
 
 def _with_waiting(requests: list[Request], waiting: dict[str, ToolRequest]) -> list[Request]:
@@ -166,7 +186,9 @@ def _takes_roles(route: ToolRoute, slots: Slots) -> bool:
     if not slots.places or slots.destination is not None:
         return True
     origin_only = all(p.role == "origin" for p in slots.places)
-    return not origin_only or any(s in ("origin", "origin_or_place") for s in route.params.values())
+    return not origin_only or any(
+        s in (SlotKind.ORIGIN, SlotKind.ORIGIN_OR_PLACE) for s in route.params.values()
+    )
 
 
 def _missing(request: ToolRequest, route: ToolRoute, trip: TripState) -> list[str]:

@@ -87,7 +87,7 @@ class Decision:
 
 def decide(state: TripState, u: Understood, known: Known) -> Decision:
     """The one action for message ``u`` in the conversation whose trip is ``state``."""
-    events: list[Event] = [TurnTaken()]
+    events: list[Event] = [TurnTaken(), TripSet("lang", u.lang)]
     now = reduce(state, events)
     lang = u.lang
     if u.commands:

@@ -12,6 +12,7 @@ from rag.dialogue.trip import TripState
 from rag.i18n import join_list, message
 from rag.routing.clarify import ask_phrase
 from rag.routing.config import ToolRoute
+from rag.routing.slot_kinds import START_SLOTS, SlotKind
 from rag.routing.slots import DATE_SLOTS, PLACE_SLOTS
 from rag.tools.catalog import ToolCatalogue
 
@@ -73,8 +74,8 @@ def assumed_note(
     for call in calls:
         slots = routes[call.name].params if call.name in routes else {}
         assumed = set(call.assumed)
-        starts = [p for p in call.assumed if slots.get(p) in ("start_date", "start_or_month")]
-        ends = [p for p in slots if slots[p] == "end_date" and p in assumed]
+        starts = [p for p in call.assumed if slots.get(p) in START_SLOTS]
+        ends = [p for p in slots if slots[p] == SlotKind.END_DATE and p in assumed]
         for p in call.assumed:
             value = call.params.get(p)
             if value is None or p in ends:

@@ -17,7 +17,13 @@ from rag.dialogue.trip import ToolRequest, TripState, complete_params
 from rag.i18n import message
 from rag.routing.config import ToolRoute
 from rag.routing.extracted import Slots
-from rag.routing.slots import DATE_SLOTS, FREE_PLACE_SLOTS, PLACE_SLOTS
+from rag.routing.slot_kinds import (
+    DATE_SLOTS,
+    FREE_PLACE_SLOTS,
+    ONE_PLACE_SLOTS,
+    PLACE_SLOTS,
+    SlotKind,
+)
 from rag.tools.spec import ToolSpec
 
 
@@ -32,9 +38,6 @@ class Refusal:
 
 # A tool's own check of a call's parameters, before it is made.
 Check = Callable[[str, dict[str, Any]], list[Refusal]]
-
-# Slots that take the one place a search is about.
-_ONE_PLACE = frozenset({"destination", "route_destination", "place", "place_name"})
 
 
 @dataclass
@@ -144,7 +147,7 @@ def settle(
             gaps += [p] if p not in gaps else []
         if time.crowded:
             for p, s in route.params.items():
-                if s in _ONE_PLACE and p in params:
+                if s in ONE_PLACE_SLOTS and p in params:
                     completed.pop(p, None)  # one of many places named: which one is the traveller's to say
                     gaps += [p] if p not in gaps else []
         if not gaps and check is not None:
@@ -156,9 +159,9 @@ def settle(
                 param = refusal.param or next((p for p in route.required if p in completed), None)
                 if param is not None:
                     completed.pop(param, None)
-                    if route.params.get(param) == "end_date":
+                    if route.params.get(param) == SlotKind.END_DATE:
                         for p, s in route.params.items():
-                            if s == "nights":
+                            if s == SlotKind.NIGHTS:
                                 completed.pop(p, None)
                     gaps += [param] if param not in gaps else []
         if gaps:
@@ -211,8 +214,8 @@ def _window(spec: ToolSpec | None, route: ToolRoute) -> Window | None:
     parameters as its slots name them; None for any other tool."""
     if spec is None or spec.horizon_days is None:
         return None
-    start = next((p for p, s in route.params.items() if s == "start_date"), None)
-    days = next((p for p, s in route.params.items() if s == "forecast_days"), None)
+    start = next((p for p, s in route.params.items() if s == SlotKind.START_DATE), None)
+    days = next((p for p, s in route.params.items() if s == SlotKind.FORECAST_DAYS), None)
     return Window(spec.horizon_days, start, days) if start else None
 
 
@@ -247,7 +250,7 @@ def _date_params(route: ToolRoute, params: Mapping[str, Any]) -> list[str]:
 
 
 def _start_params(route: ToolRoute) -> list[str]:
-    return [p for p, s in route.params.items() if s == "start_date" and p in route.required]
+    return [p for p, s in route.params.items() if s == SlotKind.START_DATE and p in route.required]
 
 
 def _before(value: Any, today: dt.date) -> bool:

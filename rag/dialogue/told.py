@@ -3,8 +3,6 @@ earlier messages said, what it does not say is kept. Pure."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rag.dialogue.events import DatesSet, Event, TripSet
 from rag.dialogue.trip import TripState
 from rag.routing.extracted import Slots
@@ -48,11 +46,11 @@ def _dates(state: TripState, slots: Slots) -> DatesSet | None:
     start, end, nights = state.start_date, state.end_date, state.nights
     if slots.start_date is not None:
         new_end = slots.end_date
-        if new_end is None and slots.nights is None and end is not None:
-            if start is None and end > slots.start_date:
-                new_end = end  # "returning the 11th", then "leaving tomorrow": both ends said
-            elif start is not None and nights:
-                new_end = slots.start_date + dt.timedelta(days=nights)  # a new first day keeps the length
+        if new_end is None and slots.nights is None:
+            if end is not None and end > slots.start_date:
+                new_end = end  # "returning the 11th" said first, or the departure moved before the return
+            elif start is not None and end is not None:
+                new_end = slots.start_date + (end - start)  # a new first day keeps the length
         kept = slots.nights if slots.nights is not None else nights  # a stay keeps its length
         return DatesSet(slots.start_date, new_end, kept if new_end is None else None)
     if slots.end_date is not None:

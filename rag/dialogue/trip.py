@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from rag.routing.slot_kinds import SlotKind, traits
+
 
 class ToolRequest(BaseModel):
     """A tool and its parameters as the chat asked for them (before validation): what a follow-up adapts.
@@ -48,25 +50,8 @@ class TripState(BaseModel):
     searches: list[ToolRequest] | None = None
     # The conversation's messages so far (a waiting request left unanswered for a while is dropped).
     turn: int | None = None
-
-
-# The trip field a tool parameter reads, by the slot its declaration gives it (rag.routing.slots).
-TRIP_FIELD = {
-    "origin": "origin",
-    "origin_or_place": "origin",
-    "destination": "destination",
-    "route_destination": "destination",
-    "place": "destination_name",
-    "place_name": "destination_name",
-    "start_date": "start_date",
-    "start_or_month": "start_date",
-    "end_date": "end_date",
-    "nights": "nights",
-    "adults": "adults",
-    "children": "children",
-    "rooms": "rooms",
-    "cabin": "cabin",
-}
+    # The language of its latest message: a short reply too short to say its own is read in it.
+    lang: str | None = None
 
 
 def complete_params(
@@ -85,13 +70,13 @@ def complete_params(
     taken: list[str] = []
     wanted = set(from_trip)
     for name in (p for p in slots if p in wanted):  # in the declaration's order
-        field = TRIP_FIELD.get(slots[name])
+        field = traits(slots[name]).trip
         value = getattr(trip, field) if field else None
         if name not in keep_out and out.get(name) in (None, "") and value is not None:
             out[name] = value.isoformat() if isinstance(value, dt.date) else value
             taken.append(name)
-    ends = [p for p, s in slots.items() if s == "end_date" and out.get(p) is not None]
-    for p in [p for p, s in slots.items() if s == "nights" and p in out] if ends else []:
+    ends = [p for p, s in slots.items() if traits(s).date == "end" and out.get(p) is not None]
+    for p in [p for p, s in slots.items() if s == SlotKind.NIGHTS and p in out] if ends else []:
         out.pop(p)  # an end date and a count of nights: the date wins
         if p in taken:
             taken.remove(p)

@@ -39,7 +39,7 @@ _MARKERS: dict[str, str] = {
         "rain sunny near about tonight which who when why should could would in"
     ),
     "es": (
-        "en qué que dónde donde cuándo cuánto cuánta cómo puedo quiero necesito busca buscar hacer ver "
+        "mejor perdona vuelta regreso ida en qué que dónde donde cuándo cuánto cuánta cómo puedo quiero necesito busca buscar hacer ver "
         "vuelo vuelos hoteles alojamiento alojarse hospedaje tiempo clima mañana hoy pasado próximo "
         "próxima semana fin días noches noche niños niñas con para por desde hasta al el un una unos unas "
         "y es hay barato barata baratos enero febrero marzo abril mayo junio julio agosto septiembre "
@@ -47,7 +47,7 @@ _MARKERS: dict[str, str] = {
         "dos tres cuatro cinco personas adultos llueve lloverá hará calor frío"
     ),
     "fr": (
-        "en à où que quoi quel quelle quels quelles comment combien je veux voudrais cherche trouve "
+        "plutôt finalement décale retour départ en à où que quoi quel quelle quels quelles comment combien je veux voudrais cherche trouve "
         "trouver voir faire vol vols hôtel hôtels logement dormir météo meteo temps demain aujourd'hui "
         "après-demain prochain prochaine semaine jours nuits nuit enfants avec pour depuis jusqu au aux "
         "du des les un une et est il y pas cher janvier février mars avril mai juin juillet août "
@@ -55,7 +55,7 @@ _MARKERS: dict[str, str] = {
         "trois quatre cinq personnes adultes pleuvoir pleut fera chaud froid billet billets"
     ),
     "de": (
-        "in wetter morgen übermorgen heute nächste nächsten nächster woche wochenende flug flüge fliegen "
+        "lieber eigentlich rückflug hinflug verschieb verschiebe in wetter morgen übermorgen heute nächste nächsten nächster woche wochenende flug flüge fliegen "
         "unterkunft übernachten zimmer nach von ich möchte suche finde brauche kann man machen sehen "
         "sehenswürdigkeiten wo wie wann welche welcher viel kostet günstig billig mit für und ist "
         "zum zur vom bis tage tagen nächte nacht kinder kindern erwachsene personen januar februar märz "
@@ -63,7 +63,7 @@ _MARKERS: dict[str, str] = {
         "donnerstag freitag samstag sonntag zwei drei vier fünf regnet regnen kalt vorhersage"
     ),
     "pt": (
-        "em na nos nas que onde quando quanto quanta como posso quero preciso procuro procurar fazer "
+        "melhor volta partida até em na nos nas que onde quando quanto quanta como posso quero preciso procuro procurar fazer "
         "ver voo voos hotéis alojamento ficar hospedagem tempo previsão amanhã hoje depois próximo "
         "próxima semana dias noites noite crianças com para por desde até ao à e é há barato barata "
         "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro "
@@ -71,7 +71,7 @@ _MARKERS: dict[str, str] = {
         "chover chove vai calor frio passagem passagens"
     ),
     "it": (
-        "in che cosa dove quando quanto quanta posso voglio vorrei cerco cercare fare vedere volo voli "
+        "meglio anzi ritorno partenza in che cosa dove quando quanto quanta posso voglio vorrei cerco cercare fare vedere volo voli "
         "albergo alberghi alloggio dormire meteo tempo previsioni domani oggi dopodomani prossimo "
         "prossima settimana giorni notti notte bambini con da fino al alla alle agli il un una uno e è "
         "c'è ci sono economico economica gennaio febbraio marzo aprile maggio giugno luglio agosto "
@@ -113,12 +113,14 @@ def load_detector() -> None:
     _identifier()
 
 
-def detect_language(text: str) -> str:
-    """The message's language, one of LANGUAGES; "en" when unsure (short, emoji-only, mixed)."""
+def detect_language(text: str, default: str = "en") -> str:
+    """The message's language, one of LANGUAGES. When unsure (short, emoji-only, mixed), ``default``
+    (the conversation's language: "Lieber am 8." in a German conversation is German) unless the message
+    reads as English."""
     text = text[:_MAX_CHARS]
     words = [w.lower() for w in _WORD.findall(text)]
     if not words:
-        return "en"
+        return default
     latin = len(_LATIN.findall(text))
     letters = sum(len(w) for w in words)
     if latin < 0.8 * letters:  # another script, or mixed scripts: not one of ours
@@ -132,4 +134,9 @@ def detect_language(text: str) -> str:
     scores = {lang: hits[lang] + float(probs.get(lang, 0.0)) for lang in LANGUAGES}
     best = max(LANGUAGES[1:], key=scores.__getitem__)
     sure = hits[best] >= 0.5 or (probs.get(best, 0.0) >= _MIN_MODEL_PROB and len(words) >= _MIN_MODEL_WORDS)
-    return best if sure and scores[best] >= scores["en"] + _MARGIN else "en"
+    if sure and scores[best] >= scores["en"] + _MARGIN:
+        return best
+    english = hits["en"] >= 0.5 or (
+        probs.get("en", 0.0) >= _MIN_MODEL_PROB and len(words) >= _MIN_MODEL_WORDS
+    )
+    return "en" if english or default not in LANGUAGES else default

@@ -55,10 +55,14 @@ def nearest(day: int, anchor: dt.date) -> dt.date | None:
 
 
 def resolve(
-    mentions: Sequence[DateMention], glued: Collection[int], anchor: dt.date | None
+    mentions: Sequence[DateMention],
+    glued: Collection[int],
+    anchor: dt.date | None,
+    today: dt.date | None = None,
 ) -> list[DateMention]:
     """``mentions`` (in order) with each bare day moved to its month, as the module says; ``glued``
-    holds the index of each mention joined to the next as a range ("the 20th to the 23rd")."""
+    holds the index of each mention joined to the next as a range ("the 20th to the 23rd"). A day the
+    anchor puts before ``today`` is the next such day instead (a trip's date that has passed)."""
     out = list(mentions)
     for i, mention in enumerate(out):
         if not mention.bare:
@@ -72,6 +76,8 @@ def resolve(
             resolved = on_or_before(day, after.first - _DAY)
         elif anchor is not None:
             resolved = nearest(day, anchor)
+            if resolved is not None and today is not None and resolved < today:
+                resolved = on_or_after(day, today)
         else:
             continue
         if resolved is not None:

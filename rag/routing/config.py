@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rag.errors import ConfigError
+from rag.routing.slot_kinds import SlotKind
 from rag.tools.catalog import ToolCatalogue
 from rag.tools.spec import ToolSpec
 
@@ -68,7 +69,7 @@ class ToolRoute(BaseModel):
     suppresses: list[str] = Field(default_factory=list)
     absent: list[str] = Field(default_factory=list)
     slots_suffice: list[str] = Field(default_factory=list)
-    params: dict[str, str]
+    params: dict[str, SlotKind]  # each parameter's slot (rag.routing.slot_kinds): a typo fails here
     ask: dict[str, str] = Field(default_factory=dict)
     # Parameters needed, or left out, when the trip is of a kind ("round_trip": return_date needed;
     # "one_way": no return_date even when the trip has an end).

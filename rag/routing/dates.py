@@ -324,7 +324,7 @@ def _find(lowered: str, today: dt.date, order: DateOrder, anchor: dt.date | None
             found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2], rolled, bare))
     found.sort(key=lambda d: d.start)
     glued = {i for i in range(len(found) - 1) if _glued(lowered, found[i], found[i + 1])}
-    found = bare_days.resolve(found, glued, anchor)
+    found = bare_days.resolve(found, glued, anchor, today)
     return _join_ranges(found, glued, year_given)
 
 

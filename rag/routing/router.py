@@ -147,18 +147,21 @@ class Router:
         today: dt.date | None = None,
         asked: Sequence[str] = (),
         anchor: dt.date | None = None,
+        lang: str | None = None,
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share;
         ``today``: the traveller's date (their time zone's), else the router's own; ``asked``: the slots
         the assistant just asked for ("origin"), which the slot tagger reads the reply with."""
         text = " ".join(message.split())
-        lang = detect_language(text)
+        lang = detect_language(text, default=lang or "en")
         tagged = (
             [(s.label, s.start, s.end) for s in self.tagger.tag(text, asked)]
             if self.tagger is not None
             else None
         )
-        slots = extract(text, self.catalogue, today or self._today(), self._order, country, lang, tagged)
+        slots = extract(
+            text, self.catalogue, today or self._today(), self._order, country, lang, tagged, anchor=anchor
+        )
         commands = split_commands(text)
         to_embed = ([] if vector is not None else [text]) + clauses(text)
         vectors = ([vector] if vector is not None else []) + (await self._embed(to_embed) if to_embed else [])
@@ -187,18 +190,20 @@ class Router:
         context: str | None = None,
         asked: Sequence[str] = (),
         anchor: dt.date | None = None,
+        lang: str | None = None,
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
         ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
         ``context``: the conversation's state for the LLM classifier, when one is configured;
-        ``anchor``: the trip's first day, which a bare day ("make it the 22nd") is read next to."""
+        ``anchor``: the trip's first day, which a bare day ("make it the 22nd") is read next to;
+        ``lang``: the conversation's language, for a message too short to say its own ("Lieber am 8.")."""
         today = today or self._today()
         classify = (
             asyncio.create_task(self._classifier.classify(message, today, context))
             if self._classifier is not None
             else None
         )
-        a = await self.analyse(message, vector, country, today, asked, anchor)
+        a = await self.analyse(message, vector, country, today, asked, anchor, lang)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French

@@ -9,14 +9,10 @@ from typing import Any
 from connectors.places import PlaceMention
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
+from rag.routing.slot_kinds import DATE_SLOTS, FREE_PLACE_SLOTS, PLACE_SLOTS
 
-# Slots that hold a place, and those that hold a date.
-PLACE_SLOTS = frozenset(
-    {"origin", "destination", "route_destination", "origin_or_place", "place", "place_name", "place_text"}
-)
-DATE_SLOTS = frozenset({"start_date", "end_date", "start_or_month"})
-# Place slots that take any name, known to the catalogue or not (the forecast's provider geocodes it).
-FREE_PLACE_SLOTS = frozenset({"place_name", "place_text"})
+__all__ = ["DATE_SLOTS", "FREE_PLACE_SLOTS", "PLACE_SLOTS", "build_params", "place_mention", "slot_value"]
+
 _LOOKUP = re.compile(
     r"\b(?:code|codes|airports?)\s+(?:for|of|in|at)\s+([^\W\d][\w' -]{1,40}?)(?:'s\b.*)?\s*\??$", re.I
 )
