@@ -13,6 +13,7 @@ from typing import Any
 
 from rag.chat.sections import Quote
 from rag.chat.sentences import escape_markdown, section
+from rag.i18n import message
 
 Ref = tuple[str, int, int]  # ("passage", i, 0) | ("result", tool_i, result_i) | ("recalled", i, 0)
 EXCERPT_GAP = " … "  # between the quoted pieces of one citation that are not next to each other
@@ -142,3 +143,16 @@ def passage_from_payload(point_id: str, payload: dict[str, Any]) -> Passage:
         place=city if isinstance(city, str) else "",
         chunk=chunk if isinstance(chunk, int) else 0,
     )
+
+
+def finish(
+    lang: str, blocks: list[str], notes: Sequence[str], clarify: str | None, cites: Citations
+) -> Answer:
+    """The blocks after the lead's notes, the clarifying question and the Sources line."""
+    blocks = blocks[:1] + [escape_markdown(n) for n in notes if n] + blocks[1:]
+    if clarify:  # may repeat the traveller's own words ("I don't know a place called '...'")
+        blocks.append(escape_markdown(clarify))
+    if cites.items:
+        listed = "; ".join(f"[{n}] {escape_markdown(c.label)}" for n, c in enumerate(cites.items, start=1))
+        blocks.append(message(lang, "sources", sources=listed))
+    return Answer("\n\n".join(b for b in blocks if b), cites.items)

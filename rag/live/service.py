@@ -11,8 +11,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectors.params import ToolParams
+from connectors.places import fold
 from connectors.tools import ToolCall, ToolRunner
 from rag.background import BackgroundTasks
+from rag.dialogue import phrasing
 from rag.errors import WayfarerError
 from rag.live.ingest import ANONYMOUS_SCOPE, LiveIngestor, request_key
 from rag.live.popular import PopularCalls
@@ -25,21 +27,16 @@ from rag.tools.catalog import ToolCatalogue
 
 logger = logging.getLogger(__name__)
 
-RECALL_QUESTION = re.compile(
-    r"(did|have) you (find|found|show|shown|give|suggest)|you (found|showed|gave|suggested|mentioned|listed)"
-    r"|(those|that|these|the) (\w+ )?(flights?|hotels?|results?|options?|offers?|tours?) (again|you)"
-    r"|(remind|tell) me (of|about) (that|the|those)|\bagain\b\??$|did you say",
-    re.I,
-)
-
 
 def recall_request(message: str, tools: ToolCatalogue) -> tuple[list[str], bool] | None:
-    """The result kinds a "what did you find" question is about, and whether it asks for the cheapest."""
-    if not RECALL_QUESTION.search(message):
+    """The result kinds a "what did you find" question is about (those whose words it names), and
+    whether it asks for the cheapest; None when it asks about no results. In six languages, read as
+    the dialogue reads it (rag.dialogue.phrasing)."""
+    if not phrasing.recall_cue(message):
         return None
-    # Each tool declares the words of a question about its results.
-    kinds = [t.kind for t in tools.values() if re.search(t.recall, message, re.I)]
-    return kinds, bool(re.search(r"\bcheap(est|er)?\b|\blowest\b", message, re.I))
+    folded = fold(message)
+    kinds = [t.kind for t in tools.values() if re.search(t.recall, folded, re.I)]
+    return kinds, phrasing.pick(message) == "cheapest"
 
 
 @dataclass(frozen=True, slots=True)
