@@ -32,13 +32,13 @@ def main() -> None:
     )
     parser.add_argument("--data", type=Path, default=Path("tests/data/routing_test.jsonl"))
     args = parser.parse_args()
-    from connectors.places import LocationCatalogue, recognition
+    from connectors.places import LocationCatalogue, warm
     from rag.routing.extract import extract
 
     before = rss_mb()
     start = time.perf_counter()
     catalogue = LocationCatalogue.load()
-    recognition.warm()
+    warm()
     loaded = time.perf_counter() - start
     print(
         f"catalogue: {len(catalogue.gazetteer.cities)} cities, {len(catalogue.gazetteer.names)} names, "

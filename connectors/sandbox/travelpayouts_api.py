@@ -138,8 +138,8 @@ def _found_at(*key: object) -> str:
     return found.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _distance(origin: Place, dest: Place) -> int:
-    a, b = origin.city, dest.city
+def _distance(cat: Catalogue, origin: Place, dest: Place) -> int:
+    a, b = cat.by_code.get(origin.city_code), cat.by_code.get(dest.city_code)
     return round(haversine_km(a.latitude, a.longitude, b.latitude, b.longitude)) if a and b else 0
 
 
@@ -171,7 +171,7 @@ def _fare(
         "number_of_changes": len(offer["itineraries"][0]["segments"]) - 1,
         "trip_class": 0,
         "gate": "Sandbox",
-        "distance": _distance(origin, dest),
+        "distance": _distance(cat, origin, dest),
         "actual": True,
         "show_to_affiliates": True,
         "found_at": _found_at(origin.city_code, dest.city_code, departure, ret),

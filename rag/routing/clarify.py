@@ -1,18 +1,21 @@
 """What the router asks back when a tool lacks parameters (``clarify``): unknown and ambiguous places
 by name first, then each tool's missing parameters; and how a parameter (``ask_phrase``) or a
-candidate place (``place_option``) is named in that question. The dialogue's questions use the same."""
+candidate place (``place_option``, the places package's) is named in that question. The dialogue's
+questions use the same."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from connectors.places import place_option
 from rag.i18n import join_list, message
 from rag.routing.config import RoutingConfig, ToolRoute
 from rag.routing.extracted import Slots
 from rag.routing.slots import PLACE_SLOTS, place_mention
 from rag.tools.catalog import ToolCatalogue
 from rag.tools.spec import ToolSpec
+
+__all__ = ["ask_phrase", "clarify", "place_option"]
 
 
 def clarify(
@@ -69,12 +72,3 @@ def ask_phrase(lang: str, spec: ToolSpec | None, param: str, route: ToolRoute) -
     if asked:
         return asked
     return route.ask.get(param) or (spec.ask("en", param) if spec else param.replace("_", " "))
-
-
-def place_option(place: Any) -> str:
-    """How a candidate place is named when asking which one: "Springfield (USA, SGF)"."""
-    from connectors.places import gazetteer
-
-    country = gazetteer.load().countries.get(place.country_code)
-    where = country.name if country else place.country_code
-    return f"{place.city_name} ({where}, {place.code})"

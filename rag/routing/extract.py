@@ -2,8 +2,8 @@
 what a search is narrowed to (a kind of place, an airline: rag.routing.filters). Pure.
 
 It reads a message in steps, each in its own module: dates and months (rag.routing.dates, months),
-places (connectors.places) kept and given their roles (rag.routing.place_roles), then the trip's
-other details (rag.routing.details); what it read is a ``Slots`` (rag.routing.extracted).
+places (connectors.places: found, kept with the slot tagger's spans, given their roles), then the
+trip's other details (rag.routing.details); what it read is a ``Slots`` (rag.routing.extracted).
 """
 
 from __future__ import annotations
@@ -11,14 +11,21 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from connectors.places import LocationCatalogue, find_places, fold
+from connectors.places import (
+    PLACE_LABELS,
+    LocationCatalogue,
+    assign_roles,
+    find_places,
+    fold,
+    keep_tagged,
+    tagged_unknown,
+)
 from rag.routing import date_words
 from rag.routing.dates import DateOrder, find_dates
 from rag.routing.details import end_marked, read_details
 from rag.routing.extracted import Slots
 from rag.routing.filters import find_airline, find_category
 from rag.routing.months import find_months
-from rag.routing.place_roles import assign_roles, keep_tagged, tagged_unknown
 from rag.routing.shifts import find_shift
 
 __all__ = ["MAX_SCAN_CHARS", "Slots", "extract"]
@@ -37,12 +44,16 @@ def extract(
     tagged: Sequence[tuple[str, int, int]] | None = None,
     *,
     anchor: dt.date | None = None,
+    near: str | None = None,
+    asked: Sequence[str] | None = None,
 ) -> Slots:
     """``country``: the conversation's country (the trip's), which settles shared names ("Paris");
     ``lang``: the message's language, for its dates ("el 12 de mayo"); ``tagged``: the slot tagger's
     spans (label, start, end). In English, where the tagger was fitted, a name that is also an everyday
     word ("make", "date", "okay", "Delta") is a place only where the tagger found one, and the tagger's
-    roles and end dates complete the rules'; other languages read places by the rules alone.
+    roles and end dates complete the rules'; other languages read places by the rules alone. ``near``:
+    the IATA city code of the conversation's city ("Palermo" is Buenos Aires's on a trip there);
+    ``asked``: the slots the assistant just asked for ("destination": then "Nice." alone answers it).
     ``anchor``: the trip's date a bare day ("make it the 22nd", "Plutôt le 17") is read near
     (rag.routing.bare_days); without it, a bare day is the next such day."""
     slots = Slots(text=text)
@@ -59,17 +70,22 @@ def extract(
     date_spans = [(d.start, d.end) for d in found]
     months = find_months(scanned, today, date_spans)
     slots.month = months[0].first if months else None
-    mentions = find_places(scanned, catalogue, date_spans + [(m.start, m.end) for m in months], country)
+    spans = [t for t in tagged or [] if t[1] < MAX_SCAN_CHARS] if lang == "en" else []
+    # A place asked for, or the tagger marking one, lets a name sent alone answer ("Nice.").
+    expecting = None if asked is None else bool(PLACE_LABELS.intersection(asked))
+    if any(label in PLACE_LABELS for label, _, _ in spans):
+        expecting = True
+    skip = date_spans + [(m.start, m.end) for m in months]
+    mentions = find_places(scanned, catalogue, skip, country, near=near, expecting=expecting)
+    if tagged is not None and lang == "en":
+        keep_tagged(text, mentions, spans, catalogue)
+        tagged_unknown(text, mentions, spans)
     slots.places, slots.countries, slots.unknown_places = (
         mentions.places,
         mentions.countries,
         mentions.unknown,
     )
     slots.ambiguous_places = mentions.ambiguous
-    spans = [t for t in tagged or [] if t[1] < MAX_SCAN_CHARS] if lang == "en" else []
-    if tagged is not None and lang == "en":
-        keep_tagged(slots, spans, catalogue)
-        tagged_unknown(slots, spans, text)
     slots.category = find_category(lowered)
     airline = find_airline(text)
     if airline is not None:  # an airline's name is no place ("fly with Alaska Airlines")
@@ -79,7 +95,9 @@ def extract(
         slots.unknown_places = [
             u for u in slots.unknown_places if fold(u) not in name and name not in fold(u)
         ]
-    assign_roles(text, slots, spans)
+    roles = assign_roles(text, slots.places, spans)
+    slots.places, slots.origin, slots.destination = roles.places, roles.origin, roles.destination
+    slots.compared, slots.route_pair = roles.compared, roles.route_pair
     slots.end_marked = end_marked(lowered, slots.dates, spans)
     slots.shift = find_shift(scanned, lang)
     read_details(text, lowered, slots)

@@ -110,8 +110,7 @@ def decode(text: str, tokens: Sequence[Token], tags: Sequence[str], marginals: S
 @lru_cache(maxsize=1)
 def default_places() -> PlaceNames:
     """The place catalogue's names, built once per process."""
-    from connectors.places import LocationCatalogue
-    from rag.tagging.places import CataloguePlaces
+    from connectors.places import CataloguePlaces, LocationCatalogue
 
     return CataloguePlaces.from_catalogue(LocationCatalogue.load())
 

@@ -1,8 +1,9 @@
-"""The place catalogue as the tagger's features see it: folded name -> kind of place. Pure look-ups.
+"""The place catalogue as a slot tagger's features see it: folded name -> kind of place. Pure look-ups.
 
-Built once from the gazetteer (connectors.places: cities of 15,000 people or more with their other
-languages' names, airports, countries, US states) and the catalogue's destination cities with their
-aliases ("chi-town", "bkk"). A city's kind carries its size ("city:xl" a million people or more,
+Built once from the gazetteer (cities of 15,000 people or more with their other languages' names,
+airports, countries, US states) and the catalogue's destination cities with their aliases ("chi-town",
+"bkk"). It is what rag.tagging.features calls ``PlaceNames``; the tagger was fitted with these kinds, so
+they stay as they were when it was (districts and regions beyond the US states are not among them). A city's kind carries its size ("city:xl" a million people or more,
 "city:big" 100,000, "city:small"), because a small town named "March" or "Reading" is a word first.
 Other languages' names count as the city's own ("München" is "city:xl"); the everyday words among
 them ("para", "solo") are left to the features, which read no lower-case everyday word as a place.
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import re
 
-from connectors.places import Gazetteer, LocationCatalogue, fold
+from connectors.places.catalogue import LocationCatalogue
+from connectors.places.gazetteer import Gazetteer, fold
 
 _AIRPORT_WORDS = re.compile(r"\b(?:international|intl|regional|municipal|airport|airfield)\b")
 
 
 class CataloguePlaces:
-    """``PlaceNames`` over the place catalogue (rag.tagging.features)."""
+    """The kinds of place names (``PlaceNames`` of rag.tagging.features) over the place catalogue."""
 
     def __init__(self, kinds: dict[str, str], iata: frozenset[str], states: frozenset[str]) -> None:
         self._kinds = kinds
