@@ -55,7 +55,9 @@ def read(text: str, trip: TripState, tools: Sequence[tuple[str, str]] = ()) -> D
     slots = extract(text, CATALOGUE, TODAY, lang=lang, anchor=trip.start_date)
     decision = RouteDecision(use_rag=True, slots=slots, unknown_places=slots.unknown_places, lang=lang)
     # The tools whose keywords the message holds, as the router's keyword layer finds them.
-    decision.keywords = {n for n, r in SPECS.routes.items() if any(p.search(text) for p in r.keyword_patterns)}
+    decision.keywords = {
+        n for n, r in SPECS.routes.items() if any(p.search(text) for p in r.keyword_patterns)
+    }
     for name, via in tools:
         route = SPECS.routes[name]
         params = build_params(route, slots, {})
@@ -65,7 +67,9 @@ def read(text: str, trip: TripState, tools: Sequence[tuple[str, str]] = ()) -> D
             decision.missing[name], decision.partial[name] = missing, params
         else:
             decision.tools.append(ToolChoice(name, params, 0.9, via))
-    places = [p.place.city_name for p in slots.places] + ([trip.destination_name] if trip.destination_name else [])
+    places = [p.place.city_name for p in slots.places] + (
+        [trip.destination_name] if trip.destination_name else []
+    )
     return decide(trip, understand(decision, TOOLS, **read_question_of(text, places)), KNOWN)
 
 
@@ -73,7 +77,9 @@ def searched(*calls: tuple[str, dict[str, Any]], **trip: Any) -> TripState:
     """A trip whose searches went out (each showing two results), in order."""
     state = TripState(**trip)
     for turn, (name, params) in enumerate(calls, start=1):
-        made = ToolRequest(name=name, params=params, turn=turn, shown=[f"{name}-{turn}-a", f"{name}-{turn}-b"])
+        made = ToolRequest(
+            name=name, params=params, turn=turn, shown=[f"{name}-{turn}-a", f"{name}-{turn}-b"]
+        )
         kept = [s for s in state.searches or [] if s.name != name]
         state = state.model_copy(update={"searches": [*kept, made], "last_calls": [made], "turn": turn})
     return state
@@ -104,7 +110,11 @@ CASES = [
         "Which was cheapest?",
         searched(FLIGHTS, HOTELS, **LISBON),
         kind=Recall,
-        expect={"tool": "hotel_search", "pick": "cheapest", "shown": ("hotel_search-2-a", "hotel_search-2-b")},
+        expect={
+            "tool": "hotel_search",
+            "pick": "cheapest",
+            "shown": ("hotel_search-2-a", "hotel_search-2-b"),
+        },
     ),
     Case(
         "a recall names its results",

@@ -27,7 +27,7 @@ from connectors.places.gazetteer import Airport, Gazetteer, GeoCity, fold
 from connectors.places.kinds import CataloguePlaces
 from connectors.places.lodging import LODGING, lodging
 from connectors.places.model import City, Mentions, Place, PlaceMention, Region, Roles
-from connectors.places.naming import place_option
+from connectors.places.naming import place_option, where
 from connectors.places.recognition import find_places
 from connectors.places.roles import assign_roles
 from connectors.places.tagged import PLACE_LABELS, keep_tagged, tagged_unknown
@@ -73,5 +73,6 @@ __all__ = [
     "sentence_start",
     "tagged_unknown",
     "warm",
+    "where",
     "wordlike",
 ]

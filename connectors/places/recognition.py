@@ -138,8 +138,14 @@ def find_places(
                 continue
             if place is None and not tiny and key not in NEVER_PLACES and catalogue.is_name(key):
                 candidate = catalogue.resolve(phrase, country, near, districts=False)
+                # A small town's name written in lower case ("hawker centres") is a word until a
+                # locative or a capital makes it a place.
+                obscure = (
+                    candidate is not None and not candidate.known and candidate.population < MIN_LOWER_CASE
+                )
                 if candidate is not None and (
-                    not needs_anchor(catalogue, key, candidate) or anchored(start, phrase)
+                    not (needs_anchor(catalogue, key, candidate) or (obscure and phrase.islower()))
+                    or anchored(start, phrase)
                 ):
                     place = candidate
                     qualified = _qualifier(text, end, catalogue, key)
@@ -180,6 +186,10 @@ def find_places(
             seen.add((p.place.city_code, p.place.code))
             out.places.append(p)
     return out
+
+
+# A place this small is a place in lower case only after a locative ("weather in zermatt").
+MIN_LOWER_CASE = 15_000
 
 
 def _districts_of_named_cities(

@@ -139,13 +139,15 @@ class Catalogue:
 
     def city_near(self, lat: float, lon: float, max_km: float) -> City | None:
         """The destination city nearest a point within ``max_km``, else the gazetteer city that best
-        answers for it (a big city a little further away before a small one right there)."""
+        answers for it (a big city a little further away before a small one right there), else the town
+        of a commercial airport there (a resort too small for the gazetteer)."""
         near = self._by_point.nearest(lat, lon, max_km)
         if near is not None:
             return near[0]
         around = self.gazetteer.by_point.within(lat, lon, max_km)
         if not around:
-            return None
+            airport = self.gazetteer.commercial.nearest(lat, lon, max_km)
+            return self.city(airport[0].iata) if airport else None
         geo = max(around, key=lambda pair: pair[0].population / (pair[1] + 2) ** 2)[0]
         return self.geo_city(geo.geoname_id)
 
@@ -161,6 +163,20 @@ class Catalogue:
         if airport is None:
             return None
         geo = self._served_geo(airport)
+        if geo is None and airport.commercial:
+            # A resort town too small for the gazetteer (Queenstown, New Zealand): the town its airport
+            # is named after, at the airport.
+            geo = GeoCity(
+                -int.from_bytes(code.encode(), "big"),  # no geonames id: one of its own, by its airport
+                airport.city_name or airport.name,
+                airport.latitude,
+                airport.longitude,
+                airport.country_code,
+                SMALL_TOWN,
+                airport.timezone,
+                "",
+                False,
+            )
         return None if geo is None else self._from_geo(geo, code)
 
     def _served_geo(self, a: Airport) -> GeoCity | None:
@@ -203,6 +219,10 @@ class Catalogue:
             or self._continent_cost.get(country.continent if country else "", 3),
             geoname_id=geo.geoname_id,
         )
+
+
+# The people a town gets when only its airport is known.
+SMALL_TOWN = 20_000
 
 
 def _cost_levels(cities: list[City], gaz: gazetteer.Gazetteer) -> tuple[dict[str, int], dict[str, int]]:

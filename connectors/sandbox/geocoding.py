@@ -7,6 +7,7 @@ rather than a scan.
 from __future__ import annotations
 
 import bisect
+import functools
 from typing import Any
 
 from connectors.places import GeoCity, fold, gazetteer, regions
@@ -53,7 +54,40 @@ def search(name: str, count: int) -> list[GeoCity]:
         # Real names before other names: "Paris" finds Paris before Warsaw ("Paris of the North").
         return (0 if primary == query else 1 if primary.startswith(query) else 2, -city.population, city.name)
 
-    return sorted((gaz.cities[i] for i in ids), key=rank)[:count]
+    found = sorted((gaz.cities[i] for i in ids), key=rank)
+    towns = [t for t in _airport_towns(query) if not any(_close(t, c) for c in found)]
+    return [*found, *towns][:count]
+
+
+@functools.cache
+def _towns() -> dict[str, list[GeoCity]]:
+    """Towns too small for the gazetteer that have a commercial airport named after them ("Queenstown",
+    New Zealand), by folded name: a geocoder finds them."""
+    out: dict[str, list[GeoCity]] = {}
+    for a in gazetteer.load().airports.values():
+        if a.commercial and a.city_name:
+            town = GeoCity(
+                -int.from_bytes(a.iata.encode(), "big"),
+                a.city_name,
+                a.latitude,
+                a.longitude,
+                a.country_code,
+                0,
+                a.timezone,
+                "",
+                False,
+            )
+            out.setdefault(fold(a.city_name), []).append(town)
+    return out
+
+
+def _airport_towns(query: str) -> list[GeoCity]:
+    return list(_towns().get(query, []))
+
+
+def _close(a: GeoCity, b: GeoCity) -> bool:
+    """Whether two places are one town (its airport within 50 km of it)."""
+    return abs(a.latitude - b.latitude) < 0.5 and abs(a.longitude - b.longitude) < 0.5
 
 
 def result(city: GeoCity) -> dict[str, Any]:

@@ -201,10 +201,12 @@ class ChatService:
         embedding, when there is one), read, and decided by the dialogue's policy against the trip.
         Nothing is called and nothing is stored."""
         trip = await self.sessions.trip(user_id) if user_id is not None else TripState()
+        here = self._router.catalogue.resolve(trip.destination) if trip.destination else None
         decision = await self._router.route(
             text,
             vector,
-            country=self._country(trip),
+            country=here.country_code if here else None,
+            near=here.city_code if here else None,
             today=today,
             context=describe_state(trip, self._specs),
             asked=asked_slots(trip, self._specs),
@@ -325,11 +327,6 @@ class ChatService:
             except RateLimitedError:
                 self._metrics.rate_limited.inc()
                 raise
-
-    def _country(self, trip: TripState) -> str | None:
-        """The conversation's country (its destination's), which settles names several places share."""
-        place = self._router.catalogue.resolve(trip.destination) if trip.destination else None
-        return place.country_code if place else None
 
 
 def _places(decision: RouteDecision, trip: TripState) -> list[str]:

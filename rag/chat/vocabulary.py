@@ -140,6 +140,12 @@ TOPICS: tuple[Topic, ...] = (
             "como ir",
             "best way from",
             "best way to",
+            "cheapest way",
+            "quickest way",
+            "fastest way",
+            "easiest way",
+            "way from",
+            "way to get",
             "weg von",
             "weg zum",
             "weg nach",
@@ -202,7 +208,21 @@ TOPICS: tuple[Topic, ...] = (
             "playa playas vistas mirador parc parcs plage plages vue park strand aussicht praia praias parco "
             "giardino spiaggia panorama"
         ).split()
-        + ["things to do", "what to do", "que ver", "que hacer", "pontos turisticos", "no me puedo perder"],
+        + [
+            "things to do",
+            "what to do",
+            "there to do",
+            "to do in",
+            "to do there",
+            "can i do",
+            "can we do",
+            "should i do",
+            "should we do",
+            "que ver",
+            "que hacer",
+            "pontos turisticos",
+            "no me puedo perder",
+        ],
         (
             "museum temple shrine church palace park garden view viewpoint market tower gallery monument "
             "castle historic old walk tour sight visit square cathedral"
@@ -286,8 +306,19 @@ TOPICS: tuple[Topic, ...] = (
         "tips",
         (
             "tips tip advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
-            "consiglio"
-        ).split(),
+            "consiglio etiquette photo photos photograph photographs polite rude customs manners dress "
+            "etiqueta fotos fotografias etiquette usages coutumes benimmregeln fotografieren galateo"
+        ).split()
+        + [
+            "is it ok to",
+            "is it okay to",
+            "allowed to",
+            "se puede",
+            "peut on",
+            "darf man",
+            "si puo",
+            "pode se",
+        ],
         "tip advice avoid worth book early".split(),
     ),
     Topic(

@@ -31,6 +31,7 @@ SETTABLE = frozenset(
         "origin_name",
         "destination",
         "destination_name",
+        "destination_label",
         "month",
         "adults",
         "children",

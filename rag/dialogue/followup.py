@@ -236,6 +236,8 @@ def interpret(
         )
         if adapted is None and pending and route is not None:
             adapted = dict(call.params), list(call.params)
+        if adapted is None and route is not None and _restates(call, route, slots):
+            adapted = dict(call.params), list(call.params)  # "Back on the 8th." when it is: the same search
         if adapted is None:
             out.unadapted.append(call.name)
             continue
@@ -284,6 +286,12 @@ def _day(value: Any) -> dt.date:
     day = _date(value)
     assert day is not None
     return day
+
+
+def _restates(call: ToolRequest, route: ToolRoute, slots: Slots) -> bool:
+    """Whether the message says again what the search has ("back on the 8th" when it returns the 8th)."""
+    fresh = build_params(route, slots, {})
+    return bool(fresh) and all(call.params.get(p) == v for p, v in fresh.items())
 
 
 def _answering(

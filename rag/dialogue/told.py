@@ -3,6 +3,7 @@ earlier messages said, what it does not say is kept. Pure."""
 
 from __future__ import annotations
 
+from connectors.places import where
 from rag.dialogue.events import DatesSet, Event, TripSet
 from rag.dialogue.trip import TripState
 from rag.routing.extracted import Slots
@@ -25,6 +26,7 @@ def told(state: TripState, slots: Slots, lone_place: str | None = None) -> list[
         events += [
             TripSet("destination", place.place.code),
             TripSet("destination_name", place.place.city_name),
+            TripSet("destination_label", where(place.place)),
         ]
     dates = _dates(state, slots)
     if dates is not None:

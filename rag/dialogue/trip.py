@@ -27,6 +27,8 @@ class TripState(BaseModel):
     origin_name: str | None = None
     destination: str | None = None
     destination_name: str | None = None
+    # Its name as a geocoder finds that very place ("Portland, Maine"), for tools that take a name.
+    destination_label: str | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
     # A month without days ("Tokyo in April"): its first day. Exact dates replace it, and it them.
@@ -72,6 +74,8 @@ def complete_params(
     for name in (p for p in slots if p in wanted):  # in the declaration's order
         field = traits(slots[name]).trip
         value = getattr(trip, field) if field else None
+        if value is None and field == "destination_label":
+            value = trip.destination_name  # a trip kept before labels were
         if name not in keep_out and out.get(name) in (None, "") and value is not None:
             out[name] = value.isoformat() if isinstance(value, dt.date) else value
             taken.append(name)

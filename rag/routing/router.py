@@ -148,6 +148,7 @@ class Router:
         asked: Sequence[str] = (),
         anchor: dt.date | None = None,
         lang: str | None = None,
+        near: str | None = None,
     ) -> Analysis:
         """``country``: the conversation's country, which settles place names several places share;
         ``today``: the traveller's date (their time zone's), else the router's own; ``asked``: the slots
@@ -160,7 +161,16 @@ class Router:
             else None
         )
         slots = extract(
-            text, self.catalogue, today or self._today(), self._order, country, lang, tagged, anchor=anchor
+            text,
+            self.catalogue,
+            today or self._today(),
+            self._order,
+            country,
+            lang,
+            tagged,
+            anchor=anchor,
+            near=near,
+            asked=asked,
         )
         commands = split_commands(text)
         to_embed = ([] if vector is not None else [text]) + clauses(text)
@@ -191,19 +201,21 @@ class Router:
         asked: Sequence[str] = (),
         anchor: dt.date | None = None,
         lang: str | None = None,
+        near: str | None = None,
     ) -> RouteDecision:
         """``country``: the conversation's country (its trip's destination), for shared place names;
         ``today``: the traveller's date, in their time zone ("this weekend" is theirs), else the router's;
         ``context``: the conversation's state for the LLM classifier, when one is configured;
         ``anchor``: the trip's first day, which a bare day ("make it the 22nd") is read next to;
-        ``lang``: the conversation's language, for a message too short to say its own ("Lieber am 8.")."""
+        ``lang``: the conversation's language, for a message too short to say its own ("Lieber am 8.");
+        ``near``: the IATA city code of the trip's place, whose districts a name may be ("Palermo")."""
         today = today or self._today()
         classify = (
             asyncio.create_task(self._classifier.classify(message, today, context))
             if self._classifier is not None
             else None
         )
-        a = await self.analyse(message, vector, country, today, asked, anchor, lang)
+        a = await self.analyse(message, vector, country, today, asked, anchor, lang, near)
         if a.commands:
             rest = " ".join(r for _, r in a.commands)
             lang = detect_language(rest) if len(rest.split()) >= 3 else "en"  # "/weather Mars" is not French
