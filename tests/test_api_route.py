@@ -19,7 +19,8 @@ async def test_route_shape(api) -> None:  # type: ignore[no-untyped-def]
     )
     assert resp.status == 200
     body = await resp.json()
-    assert set(body) == {"use_rag", "tools", "missing"}
+    assert set(body) == {"use_rag", "tools", "missing", "action"}
+    assert body["action"] == {"kind": "search", "why": "search"}
     [tool] = body["tools"]
     assert (
         tool["name"] == "hotel_search" and tool["params"]["city"] == "LIS" and tool["params"]["nights"] == 3
@@ -46,3 +47,16 @@ async def test_route_shape(api) -> None:  # type: ignore[no-untyped-def]
 async def test_bad_route_requests(api, body: bytes, status: int, code: str) -> None:  # type: ignore[no-untyped-def]
     resp = await api.post("/v1/route", data=body)
     assert resp.status == status and (await resp.json())["error"]["code"] == code
+
+
+async def test_route_without_a_user_decides_as_a_new_conversation(api) -> None:  # type: ignore[no-untyped-def]
+    """One decider: without a user_id the message is the first of a new conversation, and what a tool
+    would refuse (a count out of its bounds) is asked about, never handed back as parameters."""
+    body = {"message": "a hotel in Lisbon from July 10 for 99999999999 nights"}
+    anonymous = await (await api.post("/v1/route", json=body)).json()
+    fresh = await (await api.post("/v1/route", json={**body, "user_id": "route-fresh"})).json()
+    assert anonymous == fresh
+    assert anonymous["tools"] == [] and anonymous["missing"] == {"hotel_search": ["nights"]}
+    assert anonymous["action"]["kind"] == "ask" and "not 99999999999" in anonymous["clarify"]
+    thanks = await (await api.post("/v1/route", json={"message": "Thanks, that's all!"})).json()
+    assert thanks["action"] == {"kind": "reply", "why": "social", "reply": "thanks"} and thanks["tools"] == []

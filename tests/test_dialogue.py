@@ -72,7 +72,9 @@ class Conversation:
         asked = asked_slots(self.trip, self.specs)
         decision = await self.router.route(text, today=TODAY, asked=asked, anchor=self.trip.start_date)
         places = [p.place.city_name for p in decision.slots.places] if decision.slots else []
-        understood = understand(decision, self.specs.declared, **read_question_of(text, places))
+        understood = understand(
+            decision, self.specs.declared, **read_question_of(text, places, decision.slots)
+        )
         check = ParamsCheck(self.specs.declared, self.router.catalogue, TODAY)
         decided = decide(self.trip, understood, Known(self.specs, TODAY, GUIDES, check))
         made = tuple(ToolRequest(name=c.name, params=c.params) for c in calls_of(decided.action))

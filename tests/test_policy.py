@@ -70,7 +70,7 @@ def read(text: str, trip: TripState, tools: Sequence[tuple[str, str]] = ()) -> D
     places = [p.place.city_name for p in slots.places] + (
         [trip.destination_name] if trip.destination_name else []
     )
-    return decide(trip, understand(decision, TOOLS, **read_question_of(text, places)), KNOWN)
+    return decide(trip, understand(decision, TOOLS, **read_question_of(text, places, slots)), KNOWN)
 
 
 def searched(*calls: tuple[str, dict[str, Any]], **trip: Any) -> TripState:

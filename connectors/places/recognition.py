@@ -18,8 +18,9 @@ import re
 from collections.abc import Callable
 
 from rapidfuzz import fuzz, process
+from wordfreq import zipf_frequency
 
-from connectors.places.catalogue import LocationCatalogue, Place, fold
+from connectors.places.catalogue import PROMINENT_POPULATION, LocationCatalogue, Place, fold
 from connectors.places.lodging import lodging, lodging_is_place
 from connectors.places.model import Mentions, PlaceMention
 from connectors.places.words import (
@@ -75,11 +76,13 @@ def find_places(
 
     whole = fold(text.strip(" ?!.¿¡"))
 
-    def anchored(start: int, phrase: str) -> bool:
+    def anchored(start: int, phrase: str, big: bool = False) -> bool:
         key = fold(phrase)
         if key == whole:  # the whole message is the name: an answer to "which city?", or "Nice!"
             return bool(expecting) or not reaction(key)
-        proper = phrase[:1].isupper() and not titled and not sentence_start(text, start)
+        capital = phrase[:1].isupper() and not titled and not sentence_start(text, start)
+        # A German noun's capital says nothing, unless it is a big city's name ("Kopenhagen").
+        proper = capital and (big or not german_noun(key))
         return proper or locative_before(text, start)
 
     def named_district(start: int, phrase: str, key: str) -> bool:
@@ -143,9 +146,12 @@ def find_places(
                 obscure = (
                     candidate is not None and not candidate.known and candidate.population < MIN_LOWER_CASE
                 )
+                big = candidate is not None and (
+                    candidate.known or candidate.population >= PROMINENT_POPULATION
+                )
                 if candidate is not None and (
                     not (needs_anchor(catalogue, key, candidate) or (obscure and phrase.islower()))
-                    or anchored(start, phrase)
+                    or anchored(start, phrase, big)
                 ):
                     place = candidate
                     qualified = _qualifier(text, end, catalogue, key)
@@ -188,6 +194,13 @@ def find_places(
     return out
 
 
+def german_noun(key: str) -> bool:
+    """Whether a folded word is a German noun ("wetter", "reise"): capitalised in German whatever it is,
+    so its capital says nothing of it being a name."""
+    return " " not in key and zipf_frequency(key, "de") >= GERMAN_NOUN_ZIPF > zipf_frequency(key, "en")
+
+
+GERMAN_NOUN_ZIPF = 3.5
 # A place this small is a place in lower case only after a locative ("weather in zermatt").
 MIN_LOWER_CASE = 15_000
 

@@ -12,7 +12,7 @@ from connectors.places.model import PlaceMention, Roles
 
 # Words before a place that make it the origin or the destination, in our six languages.
 _ORIGIN_MARK = re.compile(
-    r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex|\bdesde|\bde|\bdepuis|\bvon|\baus|\bda|\bdo|\bdal)\s*$"
+    r"(?:\bfrom|\bleaving|\bdeparting|\bout of|\bex|\bdesde|\bde|\bdepuis|\bvon|\baus|\bab|\bda|\bdo|\bdal)\s*$"
 )
 _DEST_MARK = re.compile(
     r"(?:\bto|\binto|\btowards|\bfor|\bin|\bat|\bnear|\baround|\bvisit(?:ing)?|\bvia|->|→|\bof|"

@@ -108,13 +108,23 @@ def locative_before(text: str, start: int) -> bool:
     return bool(LOCATIVE.search(text[max(0, start - 12) : start]))
 
 
+TITLE_COMMON_ZIPF = 6.0  # "the", "in", "for", "de", "el", "und": the words a title capitalises too
+
+
 def title_case(text: str) -> bool:
     """ "Find Me A Hotel In Rome", "HOTELS IN ROME": capitals say nothing about names there."""
-    letters = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) > 2]
+    if text.isupper() and len(text) > 3:
+        return True
+    words = re.findall(r"[^\W\d_]+", text)
+    letters = [w for w in words if len(w) > 2]
     if len(letters) < 4:
-        return text.isupper() and len(text) > 3
+        return False
     capitalised = sum(1 for w in letters if w[:1].isupper())
-    return capitalised / len(letters) > 0.6 or text.isupper()
+    # Names of several words ("Buenos Aires") make many capitals too: a title capitalises its small,
+    # common words as well ("Find Me A Hotel In Rome"), a sentence does not ("de", "a", "el").
+    common = [w for w in words[1:] if zipf(w.lower()) >= TITLE_COMMON_ZIPF]
+    small = not common or sum(1 for w in common if w[:1].isupper()) / len(common) > 0.5
+    return capitalised / len(letters) > 0.6 and small
 
 
 def sentence_start(text: str, start: int) -> bool:

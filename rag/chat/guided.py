@@ -56,7 +56,7 @@ def from_guide(
         if plan is not None:
             return _plan_blocks(lang, plan, shown, source, english, query, passages, cites), True
     asked = tuple(topics) or query.topics
-    chosen = find_section(("duration", *asked) if asks_length(question) else asked, sections)
+    chosen = find_section(("duration", *asked) if asks_length(question) else asked, sections, query)
     naming = naming_section(question, sections, [place], chosen[1] if chosen else None, lang)
     if naming is not None and (chosen is None or naming is not chosen[1]):
         # "Is the Octopus card useful?": the section that names it, whatever the topic's would be.

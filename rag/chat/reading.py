@@ -24,16 +24,19 @@ import pydantic
 from connectors.places import LocationCatalogue, Place
 from rag.chat.sections import trip_days
 from rag.chat.selection import is_comparison, read_question
+from rag.dialogue import phrasing
 from rag.dialogue.phrasing import Pick
 from rag.dialogue.settle import Refusal
 from rag.ingest.documents import norm
 from rag.live.recall import PlaceAsked, RecallFocus
 from rag.routing.config import ToolRoute
+from rag.routing.extracted import Slots
 from rag.routing.slot_kinds import ONE_PLACE_SLOTS, START_SLOTS
 from rag.store.base import Hit
 from rag.tools.catalog import ToolCatalogue
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_DAY_UNIT = re.compile(r"\b(?:days?|d[ií]as?|jours?|tag(?:e|en)?|giorn[oi])\b", re.I)
 # A tool's refusals that are the traveller's to settle, by the parameter to ask for again.
 ASKED = {
     "return_before_departure": "return_date",
@@ -44,14 +47,19 @@ ASKED = {
 }
 
 
-def read_question_of(text: str, places: Sequence[str]) -> dict[str, Any]:
+def read_question_of(text: str, places: Sequence[str], slots: Slots | None = None) -> dict[str, Any]:
     """The topics ``text`` asks about (those of its question first: "We bring two kids. Which area is a
-    good base?" asks about areas), the days of a plan it asks for, and whether it compares places."""
+    good base?" asks about areas), the days of a plan it asks for, and whether it compares places.
+    ``slots``: the dates the extractor read, so that "in 3 days" is a day, not a plan's length."""
     sentences = [s for s in _SENTENCE.split(text) if s.strip()]
     asked = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), None)
     first = read_question(asked, places).topics if asked is not None and len(sentences) > 1 else ()
     topics = tuple(dict.fromkeys([*first, *read_question(text, places).topics]))
-    return {"topics": topics, "days": trip_days(text, topics), "compare": is_comparison(text, places)}
+    days = trip_days(text, topics)
+    relative = slots is not None and any(_DAY_UNIT.search(text[d.start : d.end]) for d in slots.dates)
+    if days and relative and not phrasing.plan_cue(text):
+        days = None  # "the weather in Hanoi in 3 days": a date counted in days, not a plan's length
+    return {"topics": topics, "days": days, "compare": is_comparison(text, places)}
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,7 @@ def picked(hits: list[Hit], pick: Pick | None) -> list[Hit]:
 
 
 # How far a guided city may be from a place without a guide for its guide to say something of it.
-NEAR_KM = 60.0
+NEAR_KM = 100.0
 
 
 def nearby(

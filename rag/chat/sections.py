@@ -50,6 +50,10 @@ KEEP_SHARE = 0.6  # of the best sentence's relevance, to be quoted beside it
 # Words a sentence may not open on when quoted alone: they point back at a subject said before.
 POINTING = frozenset("it its it's they their them this these those he she his her both such there".split())
 _ASKED_COUNT = re.compile(r"\b(?:top|best|main)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:sights|things|places|tips)\b")
+# What a section's place costs its relevance: each word fewer that the question says of its topic than
+# of its main one, and each place further down a topic's list of possible sections.
+TOPIC_PREFERENCE = 0.5
+PREFERENCE = 0.1
 # A word rarer than this in English (wordfreq's Zipf scale: "octopus" 3.1, "tram" 3.4, "quiet" 4.6) may
 # name the thing a question is about; one found in at most two sections with this score picks one.
 RARE_ZIPF = 4.0
@@ -139,14 +143,34 @@ def guide_sections(
     return [s for s in sections.values() if s.items]
 
 
-def find_section(topics: Sequence[str], sections: Sequence[Section]) -> tuple[str, Section] | None:
-    """The first of the question's topics that has a section, and that section."""
+def find_section(
+    topics: Sequence[str], sections: Sequence[Section], query: Query | None = None
+) -> tuple[str, Section] | None:
+    """The section that answers the question's topics, and its topic: of the sections each topic may be
+    answered by (``SECTION_WORDS``, in the topics' order and each topic's order of preference), the one
+    whose sentences answer ``query`` best ("do bars take cards?" is the Costs section's, not the
+    nightlife's; tipping in Tokyo is in Practical tips, in London in Costs); the first on a tie."""
+    said = dict(zip(query.topics, query.hits, strict=False)) if query is not None else {}
+    most = max((said.get(t, 1) for t in topics), default=1)
+    options: list[tuple[str, Section, float]] = []  # topic, section, what its place in the lists costs
     for topic in topics:
-        for words in SECTION_WORDS.get(topic, ()):
+        for p, words in enumerate(SECTION_WORDS.get(topic, ())):
             for s in sections:
-                if words in fold(s.name):
-                    return topic, s
-    return None
+                if words in fold(s.name) and all(s is not o[1] for o in options):
+                    # A topic the question says less of than its main one, and a section further down a
+                    # topic's list, cost their section some relevance.
+                    cost = TOPIC_PREFERENCE * (most - said.get(topic, 1)) + PREFERENCE * p
+                    options.append((topic, s, cost))
+    if len(options) <= 1 or query is None:
+        return options[0][:2] if options else None
+    score(query, [c for _, s, _ in options for c in s.candidates])  # one pool: one idf for all
+
+    def value(rank: int) -> float:
+        best = max((c.relevance for c in options[rank][1].candidates), default=0.0)
+        return best - options[rank][2]
+
+    topic, sec, _ = options[max(range(len(options)), key=lambda r: (value(r), -r))]
+    return topic, sec
 
 
 def naming_section(

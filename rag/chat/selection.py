@@ -89,6 +89,7 @@ class Query:
     topics: tuple[str, ...]  # the topics asked about, in the question's order
     group_topics: tuple[str, ...]  # each group's topic, "" for a word of the question
     months: frozenset[int]
+    hits: tuple[int, ...] = ()  # how many of each topic's words the question says, parallel to topics
 
     @property
     def empty(self) -> bool:
@@ -163,8 +164,13 @@ def read_question(question: str, places: Sequence[str]) -> Query:
         if word in _STOP or len(word) < 2 or word.isdigit() or is_place_word(word, known):
             continue
         groups.append({SEASON_WORDS.get(word, word): 1.0})
+    # The topics the question says most first ("are buses or the subway better for getting to the
+    # temples?" is about getting around), then in the order it names them.
+    hits: dict[Topic, int] = {}
+    for _, topic, _ in found:
+        hits[topic] = hits.get(topic, 0) + 1
     ordered: list[Topic] = []
-    for _, topic, _ in sorted(found, key=lambda f: f[0]):
+    for _, topic, _ in sorted(found, key=lambda f: (-hits[f[1]], f[0])):
         if topic not in ordered:
             ordered.append(topic)
     for topic in ordered:  # the topic's words, and at full weight the ones the question used
@@ -173,7 +179,7 @@ def read_question(question: str, places: Sequence[str]) -> Query:
         groups.append(group)
     names = tuple(t.name for t in ordered)
     of_groups = ("",) * (len(groups) - len(names)) + names
-    return Query(tuple(groups), names, of_groups, frozenset(asked_months))
+    return Query(tuple(groups), names, of_groups, frozenset(asked_months), tuple(hits[t] for t in ordered))
 
 
 def candidates(passages: Sequence[Source], places: Sequence[str]) -> list[Candidate]:

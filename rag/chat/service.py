@@ -215,7 +215,9 @@ class ChatService:
         )
         places = _places(decision, trip)
         guides = await self._search.guides()
-        understood = understand(decision, self._specs.declared, **read_question_of(text, places))
+        understood = understand(
+            decision, self._specs.declared, **read_question_of(text, places, decision.slots)
+        )
         near = nearby(_mentioned(decision, trip, self._router.catalogue), guides, self._router.catalogue)
         known = Known(self._specs, today, frozenset(guides), self._checker(today), near)
         decided = decide(trip, understood, known)

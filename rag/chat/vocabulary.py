@@ -128,6 +128,15 @@ TOPICS: tuple[Topic, ...] = (
             "transports en commun",
             "offentliche verkehrsmittel",
             "mezzi pubblici",
+            "me muevo",
+            "moverme",
+            "moverse por",
+            "si sposta",
+            "ci si muove",
+            "mi sposto",
+            "me deplacer",
+            "comment circuler",
+            "como me locomovo",
             "comment aller",
             "comment se rendre",
             "como llegar",
@@ -274,11 +283,12 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "money",
         (
-            "money cash card cards atm currency payment pay tipping dinero efectivo tarjeta cajero "
-            "propina argent especes carte distributeur pourboire geld bargeld karte trinkgeld dinheiro "
-            "cartao gorjeta soldi contanti carta mancia"
+            "money cash card cards atm currency payment pay tip tipping haggle haggling bargain "
+            "bargaining dinero efectivo tarjeta cajero propina regatear argent especes carte "
+            "distributeur pourboire marchander geld bargeld karte trinkgeld feilschen handeln dinheiro "
+            "cartao gorjeta pechinchar soldi contanti carta mancia contrattare"
         ).split(),
-        "cash card atm currency pay payment tip tipping exchange bank contactless".split(),
+        "cash card atm currency pay payment tip tipping exchange bank contactless haggle bargain".split(),
     ),
     Topic(
         "duration",
@@ -305,7 +315,7 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "tips",
         (
-            "tips tip advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
+            "tips advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
             "consiglio etiquette photo photos photograph photographs polite rude customs manners dress "
             "etiqueta fotos fotografias etiquette usages coutumes benimmregeln fotografieren galateo"
         ).split()

@@ -101,8 +101,9 @@ _BACK = re.compile(
     r"which (?:one|of)|the ones you|"
     r"otra vez|de nuevo|recuerd\w*|encontraste|mostraste|de esos|de esas|entre esos|entre esas|"
     r"encore une fois|rappel\w*|as trouve|avez trouve|as montre|avez montre|parmi (?:ces|les)|"
-    r"nochmal|noch einmal|von vorhin|gefunden|gezeigt|erinner\w*|"
-    r"di nuovo|ricord\w*|avevi trovato|hai trovato|mostrato|tra quest\w*|tra quell\w*|"
+    r"nochmal|noch einmal|noch mal|von vorhin|gefunden|gezeigt|erinner\w*|"
+    r"di nuovo|ricord\w*|avevi trovato|hai trovato|mostrato|tra quest\w*|tra quell\w*|rivedere|rivedi|"
+    r"revoir|remontre\w*|volver a ver|vuelve a mostrar\w*|ver de novo|mostra de novo|"
     r"de novo|novamente|lembr\w*|mostrou|encontrou|entre esses|entre essas)\b"
 )
 # A question about what the results cost or were, in the past: "what did the flights cost?"
@@ -111,7 +112,7 @@ _WHAT_WERE = re.compile(
     r"(?:the|those|they|these|it|that)|what (?:were|was) (?:the|those|these)\b.{0,25}\b(?:prices?|costs?|"
     r"options?|fares?|rates?|results?)|what (?:were|was) (?:those|the) prices?|"
     r"cuanto costaba|cuanto costaban|cuanto salia|cuanto salian|cuanto eran|"
-    r"combien coutai(?:en)?t|combien (?:etaient|etait)|"
+    r"combien coutai(?:en)?t|combien (?:etaient|etait)|c'?etait combien|combien c'?etait|"
     r"was (?:hat|haben|hatte|hatten)\b.{0,30}\bgekostet|wie teuer war(?:en)?|"
     r"quanto costava(?:no)?|quanto erano|quanto custava(?:m)?|quanto eram)\b"
 )

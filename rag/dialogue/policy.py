@@ -111,6 +111,11 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
             return _about(city, Plan(city, u.days, Said(why="plan")), known, u, [*events, *moved])
     if _guide_question(u, known) and (place or now.destination_name):
         city = place or now.destination_name or ""
+        if "daytrips" in u.topics:
+            # "Is Sintra doable as a day trip (from Lisbon)?": the guide of the city it is made from.
+            bases = [p.place.city_name for p in u.slots.places if p.role == "origin"]
+            bases += [now.destination_name] if now.destination_name else []
+            city = next((b for b in bases if norm(b) in known.guides), city)
         if u.compare and len(_places(u)) >= 2:
             return Decision(Compare(tuple(_places(u)), Said(why="compare")), tuple(events))
         return _about(

@@ -95,7 +95,7 @@ _END = {
     "fr": r"retour|rentr\w*|reviens|revenir",
     "de": r"r[üu]ckflug|r[üu]ckreise|r[üu]ckkehr|zur[üu]ck\w*|heimflug",
     "it": r"ritorno|rientr\w*|tornare|torno|torniamo",
-    "pt": r"volta|voltar|volto|voltamos|regresso|retorno",
+    "pt": r"volta|voltar|volto|voltamos|regress\w*|retorno",
 }
 _START = {
     "en": r"leav(?:e|ing)|depart(?:ure|ing)?|outbound|fly(?:ing)?\s+out|check[- ]?in|arriv(?:e|al|ing)|set\s+off",

@@ -86,7 +86,8 @@ SPEC = ToolSpec(
     recall=(
         r"\b(?:hotels?|rooms?|stay|accommodations?|riads?|ryokans?|hostels?|places|hoteles|alojamientos?|"
         r"habitacion(?:es)?|logements?|chambres?|unterkunft|unterkunfte|zimmer|alberghi|albergo|hoteis|quartos?|"
-        r"hospedagem|pisos?|apartamentos?|appartament[oi]|ferienwohnung(?:en)?)\b"
+        r"hospedagem|pisos?|apartamentos?|appartament[oi]|ferienwohnung(?:en)?|apartments?|flats?|houses?|"
+        r"b&bs?|guesthouses?|appartements?|gites?|pousadas?|casas?|wohnungen)\b"
     ),
     routing={
         "threshold": 0.76,
