@@ -213,7 +213,7 @@ async def test_route_with_a_user_id_reads_the_conversation_and_changes_nothing(t
         )
     ).json()
     [tool] = completed["tools"]
-    assert tool["params"]["city"] == "Lisbon" and tool["assumed"] == ["city"] and completed["missing"] == {}
+    assert tool["params"]["city"] == "LIS" and tool["assumed"] == ["city"] and completed["missing"] == {}
     alone = await (
         await tools_only.post("/v1/route", json={"message": "find me a hotel for next weekend"})
     ).json()

@@ -631,6 +631,14 @@ def test_an_anchored_bare_day_is_the_nearest_such_day(anchor: dt.date, day: int,
     text = BARE_FORMS[lang].format(d=day, o=_ordinal(day))
     [d] = find_dates(text, TODAY, lang=lang, anchor=anchor, keep_past=True)
     assert d.bare and d.first.day == day
+    if (
+        anchor >= TODAY
+        and d.first >= TODAY
+        and any(
+            o < TODAY for o in _around(anchor, day) if abs((o - anchor).days) < abs((d.first - anchor).days)
+        )
+    ):
+        return  # a nearer such day has passed: the trip's is the next one from today
     assert abs((d.first - anchor).days) <= 31
     for months in (-1, 0, 1):  # no such day of the months around the anchor is nearer
         index = anchor.year * 12 + anchor.month - 1 + months
@@ -639,6 +647,23 @@ def test_an_anchored_bare_day_is_the_nearest_such_day(anchor: dt.date, day: int,
         except ValueError:
             continue
         assert abs((d.first - anchor).days) <= abs((other - anchor).days)
+
+
+def _around(anchor: dt.date, day: int) -> list[dt.date]:
+    """The dates with this day of the month in the anchor's month and the months around it."""
+    out = []
+    for months in (-1, 0, 1):
+        index = anchor.year * 12 + anchor.month - 1 + months
+        try:
+            out.append(dt.date(index // 12, index % 12 + 1, day))
+        except ValueError:
+            continue
+    return out
+
+
+def test_a_trip_ahead_takes_the_next_such_day_when_the_nearest_has_passed() -> None:
+    [d] = find_dates("make it the 7th", TODAY, anchor=TODAY, keep_past=True)
+    assert d.first == dt.date(2026, 12, 7)  # the 7th of November has passed
 
 
 @given(st.dates(min_value=TODAY, max_value=dt.date(2030, 12, 31)), st.integers(1, 31), st.integers(1, 31))

@@ -161,9 +161,9 @@ async def test_getting_there_and_staying_there_take_the_trip(talk: Conversation)
     dated = await talk.say("on the 28th")
     assert calls(dated)["flight_search"]["departure_date"] == "2026-11-28"
     stay = await talk.say("find us a place to stay there for three nights")
-    assert calls(stay)["hotel_search"] == {"city": "Lisbon", "check_in": "2026-11-28", "nights": 3}
+    assert calls(stay)["hotel_search"] == {"city": "LIS", "check_in": "2026-11-28", "nights": 3}
     todo = await talk.say("something to do there on Saturday")
-    assert calls(todo)["activity_search"]["city"] == "Lisbon"
+    assert calls(todo)["activity_search"]["city"] == "LIS"
 
 
 async def test_ordinary_words_are_not_places(talk: Conversation) -> None:

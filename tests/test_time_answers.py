@@ -186,7 +186,7 @@ async def test_years_ahead_get_the_climate_note_or_the_tools_refusal(client) -> 
     body = await say(client, "gus", "weather in Lisbon on 2031-04-10")
     assert forecasts(body) == [] and "The forecast for 10 April 2031 becomes available" in body["text"]
     body = await say(client, "hal", "flights from London to Paris on 2031-04-10")
-    assert [c.get("error") for c in body["tool_calls"]] == ["invalid_tool_params"]
+    assert body["tool_calls"] == [] and "more than a year ahead" in body["text"]  # asked, never sent
 
 
 async def test_this_weekend_is_the_travellers(client) -> None:  # type: ignore[no-untyped-def]

@@ -99,6 +99,8 @@ def find_places(
             if not free(start, end):
                 continue
             phrase = text[start:end]
+            if size > 1 and all(w.isupper() and len(w) == 3 and _known_code(catalogue, w) for w, _ in chunk):
+                continue  # "DEL RIO", "LON PAR": codes side by side, not the name they happen to spell
             key = fold(phrase)
             country_code = catalogue.country_code(key)
             place: Place | None = None

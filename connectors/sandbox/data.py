@@ -10,6 +10,7 @@ loaded once per process and shared by every sandbox app (one per test) and by th
 from __future__ import annotations
 
 import logging
+import re
 import statistics
 import unicodedata
 from collections import defaultdict
@@ -163,9 +164,9 @@ class Catalogue:
         if airport is None:
             return None
         geo = self._served_geo(airport)
-        if geo is None and airport.commercial:
-            # A resort town too small for the gazetteer (Queenstown, New Zealand): the town its airport
-            # is named after, at the airport.
+        if geo is None and international(airport):
+            # A resort town too small for the gazetteer with an international airport (Queenstown, New
+            # Zealand): the town its airport is named after, at the airport. An airstrip (Lukla) is no town.
             geo = GeoCity(
                 -int.from_bytes(code.encode(), "big"),  # no geonames id: one of its own, by its airport
                 airport.city_name or airport.name,
@@ -223,6 +224,12 @@ class Catalogue:
 
 # The people a town gets when only its airport is known.
 SMALL_TOWN = 20_000
+_INTERNATIONAL = re.compile(r"\binterna[cz]ional|\binternational|\binternazionale", re.I)
+
+
+def international(airport: Airport) -> bool:
+    """Whether an airport is an international one (its name says so): a town of its own is behind it."""
+    return airport.commercial and bool(_INTERNATIONAL.search(airport.name))
 
 
 def _cost_levels(cities: list[City], gaz: gazetteer.Gazetteer) -> tuple[dict[str, int], dict[str, int]]:

@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from connectors.places import GeoCity, fold, gazetteer, regions
-from connectors.sandbox.data import country_name
+from connectors.sandbox.data import country_name, international
 
 ELEVATION_KM = 60  # cities sit near their airports: the nearest one's elevation stands for the city's
 
@@ -65,7 +65,7 @@ def _towns() -> dict[str, list[GeoCity]]:
     New Zealand), by folded name: a geocoder finds them."""
     out: dict[str, list[GeoCity]] = {}
     for a in gazetteer.load().airports.values():
-        if a.commercial and a.city_name:
+        if international(a) and a.city_name:
             town = GeoCity(
                 -int.from_bytes(a.iata.encode(), "big"),
                 a.city_name,

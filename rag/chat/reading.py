@@ -11,6 +11,7 @@ recall. Pure.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import functools
 import math
@@ -28,7 +29,7 @@ from rag.dialogue import phrasing
 from rag.dialogue.phrasing import Pick
 from rag.dialogue.settle import Refusal
 from rag.ingest.documents import norm
-from rag.live.recall import PlaceAsked, RecallFocus
+from rag.live.recall import PlaceAsked, RecallFocus, Role
 from rag.routing.config import ToolRoute
 from rag.routing.extracted import Slots
 from rag.routing.slot_kinds import ONE_PLACE_SLOTS, START_SLOTS
@@ -36,7 +37,11 @@ from rag.store.base import Hit
 from rag.tools.catalog import ToolCatalogue
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_DAY_UNIT = re.compile(r"\b(?:days?|d[ií]as?|jours?|tag(?:e|en)?|giorn[oi])\b", re.I)
+_DAY_UNIT = re.compile(
+    r"\b(?:days?|d[ií]as?|jours?|tag(?:e|en)?|giorn[oi]|week-?ends?|fin de semana|wochenende|fim de semana|"
+    r"fine settimana)\b",
+    re.I,
+)
 # A tool's refusals that are the traveller's to settle, by the parameter to ask for again.
 ASKED = {
     "return_before_departure": "return_date",
@@ -165,3 +170,33 @@ def _km(a: Place, b: Place) -> float:
     la1, lo1, la2, lo2 = map(math.radians, (a.latitude, a.longitude, b.latitude, b.longitude))
     h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
     return 2 * 6371.0 * math.asin(math.sqrt(h))
+
+
+def asked_about(slots: Slots | None) -> RecallFocus | None:
+    """The places, countries and days a message names ("the flights you found for next Friday", "the
+    hotels you found in Lisbon"), as the recall matches results against them; None when it names none."""
+    if slots is None:
+        return None
+    # A role is the end of a route only when the message says so: "from London", "from London to
+    # Lisbon"; of several places named otherwise ("to Lisbon or Porto") any may be either end.
+    roles = len(slots.places) == 1 or slots.route_pair
+    places = [
+        PlaceAsked(
+            frozenset({m.place.code, m.place.city_code}),
+            norm(m.place.city_name),
+            _role(m.role) if roles else None,
+        )
+        for m in slots.places
+    ]
+    # A name no catalogue knows: only a result placed by that very name is about it.
+    places += [PlaceAsked(name=norm(name)) for name in slots.unknown_places]
+    days = [(d.first, d.last or d.first) for d in (*slots.dates, *slots.past_dates)]
+    if slots.month is not None:
+        month = slots.month
+        days.append((month, month.replace(day=calendar.monthrange(month.year, month.month)[1])))
+    focus = RecallFocus(tuple(places), tuple(slots.countries), tuple(days))
+    return None if focus.empty else focus
+
+
+def _role(role: str | None) -> Role | None:
+    return "origin" if role == "origin" else "destination" if role == "destination" else None

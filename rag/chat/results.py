@@ -42,8 +42,7 @@ def recalled_answer(
     """Results shown before, the one the traveller picks first."""
     cites = Citations()
     if not recalled:
-        what = declared.label(action.tool, lang)
-        return finish(lang, [message(lang, "no_recall", what=what)], (), clarify, cites)
+        return finish(lang, [message(lang, "lead_recalled_none")], (), clarify, cites)
     label = message(lang, "source_recalled")
     lines = []
     for i, r in enumerate(recalled):

@@ -21,7 +21,7 @@ from rag.chat.events import ChatAnswer, ChatEvent, WsChunk
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.limits import RateLimit
 from rag.chat.outcomes import ToolResults, tool_results
-from rag.chat.reading import ParamsCheck, nearby, picked, read_question_of, recall_about
+from rag.chat.reading import ParamsCheck, asked_about, nearby, picked, read_question_of, recall_about
 from rag.chat.search import GuideSearch
 from rag.chat.sessions import SessionStore
 from rag.chat.steps import (
@@ -236,11 +236,14 @@ class ChatService:
         action = turn.action
         if not isinstance(action, Recall):
             return None
-        spec = self._specs.declared.get(action.tool)
-        if spec is None:
-            return []
-        about = recall_about(action.params, self._specs.routes.get(action.tool), self._router.catalogue)
-        hits = await self._tools.recall_shown(user_id, spec.kind, action.shown, about=about)
+        spec = self._specs.declared.get(action.tool) if action.tool else None
+        kinds = [spec.kind] if spec is not None else [s.kind for s in self._specs.declared.values()]
+        if action.named:  # the results of any search about the places and days the message names
+            about = asked_about(turn.decision.slots)
+            return await self._tools.recall_shown(user_id, kinds, (), about=about)
+        route = self._specs.routes.get(action.tool) if action.tool else None
+        about = recall_about(action.params, route, self._router.catalogue)
+        hits = await self._tools.recall_shown(user_id, kinds, action.shown, about=about)
         return picked(hits, action.pick)
 
     async def call_tools(self, turn: Turn, user_id: str, budget: float | None) -> ToolResults:

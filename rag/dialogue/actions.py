@@ -100,10 +100,13 @@ class Compare:
 
 @dataclass(frozen=True)
 class Recall:
-    tool: str
+    tool: str | None  # whose results; None: any tool's
     pick: Pick | None
     shown: tuple[str, ...]  # the identities of the results shown by its latest search, in order
     params: dict[str, Any] = field(default_factory=dict)  # that search's parameters
+    # The results are those about the places and days the message names ("the hotels you found in
+    # Lisbon", "the flights for next Friday"), of any search, rather than the latest search's.
+    named: bool = False
     said: Said = Said()
     kind: Literal["recall"] = "recall"
 

@@ -68,7 +68,7 @@ class Booking:
 
     @property
     def empty(self) -> bool:
-        return not (self.calls or self.waiting or self.questions)
+        return not (self.calls or self.waiting or self.questions or self.climate)
 
 
 def book(

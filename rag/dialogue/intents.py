@@ -78,7 +78,9 @@ def requests_for(
                 continue
             adapted = followup.adapt(p, route, slots, None, pending=True, missing=_missing(p, route, trip))
             if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
-                answers.append((p.name, adapted[0], [], 1.0, "answer"))
+                # What the message's own request of that tool says (the LLM's reading) completes it.
+                said = next((r[1] for r in own if r[0] == p.name), {})
+                answers.append((p.name, {**adapted[0], **said}, [], 1.0, "answer"))
     asked_last = max((p.turn for p in waiting.values()), default=0)
     searched_last = max((c.turn for c in trip.last_calls or []), default=0)
     if answers and searched_last > asked_last and not outright:

@@ -136,6 +136,13 @@ def pick(text: str) -> Pick | None:
     return None
 
 
+def found_before(text: str) -> bool:
+    """Whether the message asks what was found or shown before ("what hotels did you find?", "show me
+    the flights again"), not only for the cheapest of something."""
+    folded = fold(text)
+    return bool(_BACK.search(folded) or _WHAT_WERE.search(folded) or _SHOW_AGAIN.search(folded))
+
+
 def recall_cue(text: str) -> bool:
     """Whether the message asks about results already shown, by its words alone."""
     folded = fold(text)

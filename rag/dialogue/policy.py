@@ -31,6 +31,8 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from connectors.places import PlaceMention
+from rag.dialogue import phrasing
 from rag.dialogue.actions import (
     Action,
     Ask,
@@ -50,9 +52,10 @@ from rag.dialogue.events import Event, TripSet, TurnTaken, latest_search, reduce
 from rag.dialogue.plan_types import ToolSpecs
 from rag.dialogue.settle import Check
 from rag.dialogue.told import told
-from rag.dialogue.trip import TripState
+from rag.dialogue.trip import ToolRequest, TripState
 from rag.dialogue.understand import Understood, recalled_tool
 from rag.ingest.documents import norm
+from rag.routing.slot_kinds import PLACE_SLOTS, SlotKind
 
 # Guide topics a tool answers better than a guide when its days are near (a forecast): such a
 # question goes to the searches, and to the guide's climate when the days are beyond the forecast.
@@ -105,7 +108,8 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
         return Decision(recall, tuple(events))
     place = _place(u, now)
     moved = _destination(now, u)  # the message's own place, as the trip's new destination
-    if u.days and (u.plan_cue or u.topics or u.slots.places) and not _books(u, known):
+    wants_plan = u.plan_cue or u.topics or u.slots.places
+    if u.days and wants_plan and u.topics[:1] != ("weather",) and not _books(u, known):
         city = place or now.destination_name
         if city:
             return _about(city, Plan(city, u.days, Said(why="plan")), known, u, [*events, *moved])
@@ -181,11 +185,14 @@ def _things_to_do(city: str, topics: tuple[str, ...], known: Known) -> tuple[Pla
 
 
 def _recall(now: TripState, u: Understood, known: Known) -> Recall | None:
-    """A question about results already shown, as a recall of the latest search of its tool."""
-    if not u.recall or u.dated or u.days:
-        return None
-    if set(u.topics) & _NOT_RECALL:
+    """A question about results already shown: the latest search of the tool it names (else the latest
+    priced one for "the cheapest"), or, when it names places or days that search was not about, the
+    results of any search about them ("which hotels did you find in Lisbon?")."""
+    if not u.recall or u.days or set(u.topics) & _NOT_RECALL:
         return None  # "the cheapest way from the airport": a guide question about getting around
+    found_before = phrasing.found_before(u.text)
+    if u.dated and not found_before:
+        return None  # "the cheapest flights on May 5": a new search
     named = recalled_tool(u.text, known.specs.declared)
     if named is None and u.pick in ("cheapest", "dearest"):
         # "Which was cheapest?": the latest search whose results have a price.
@@ -193,13 +200,16 @@ def _recall(now: TripState, u: Understood, known: Known) -> Recall | None:
         made = max(priced, key=lambda s: s.turn, default=None)
     else:
         made = latest_search(now, named)
-    if made is None:
-        return None
     # Places written as names ("the Hamburg hotels"), not words that are also places ("riverside").
-    places = [p for p in u.slots.places if p.role != "origin" and p.text[:1].isupper()]
-    if places and not any(_searched_in(made.params, p.place.code, p.place.city_code) for p in places):
-        return None  # "the cheapest hotels in Rome", when none were searched there: a new search
-    return Recall(made.name, u.pick, tuple(made.shown or ()), dict(made.params), Said(why="recall"))
+    places = [p for p in u.slots.places if p.text[:1].isupper()]
+    about_it = made is not None and all(_searched_at(made, p, known) for p in places)
+    if made is not None and about_it and not u.dated:
+        return Recall(made.name, u.pick, tuple(made.shown or ()), dict(made.params), said=Said(why="recall"))
+    if found_before and (named or made or places or u.dated):
+        # "What hotels did you find in Lisbon?", "the flights for next Friday", or nothing found yet.
+        tool = named or (made.name if made is not None else None)
+        return Recall(tool, u.pick, (), {}, named=True, said=Said(why="recall: the places and days asked"))
+    return None
 
 
 def _priced(tool: str, known: Known) -> bool:
@@ -216,8 +226,19 @@ def _asked_for(u: Understood, known: Known) -> set[str]:
     return named if (u.request or u.dated or u.trip_days or u.short) else set()
 
 
-def _searched_in(params: dict[str, object], *codes: str) -> bool:
-    return any(str(v).upper() in codes for v in params.values())
+def _searched_at(made: ToolRequest, mention: PlaceMention, known: Known) -> bool:
+    """Whether a search was about a place the message names, at the end it names ("flights from
+    Lisbon": its origin; "the Lisbon hotels": its place)."""
+    route = known.specs.routes.get(made.name)
+    codes = {mention.place.code, mention.place.city_code}
+    ends = [
+        p
+        for p, kind in (route.params.items() if route else ())
+        if kind in PLACE_SLOTS
+        and (mention.role != "origin") != (kind in (SlotKind.ORIGIN, SlotKind.ORIGIN_OR_PLACE))
+    ]
+    said = [str(made.params.get(p, "")) for p in ends]
+    return any(v.upper() in codes or norm(v) == norm(mention.place.city_name) for v in said)
 
 
 def _books(u: Understood, known: Known) -> bool:

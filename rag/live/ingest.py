@@ -332,10 +332,17 @@ class LiveIngestor:
         return hits[:limit]
 
     async def shown(
-        self, scope: str, kind: str, identities: Sequence[str], *, unwritten: Sequence[ToolCall] = ()
+        self,
+        scope: str,
+        kinds: Sequence[str],
+        identities: Sequence[str],
+        *,
+        unwritten: Sequence[ToolCall] = (),
     ) -> list[Hit]:
-        """``scope``'s fresh results of ``kind`` with these identities, in that order (those still in the
-        ingestion queue included); results that expired or were never stored are left out."""
+        """``scope``'s fresh results of ``kinds`` with these identities, in that order (those still in
+        the ingestion queue included); results that expired or were never stored are left out."""
+        if not identities:
+            return []
         ids = [live_point_id(scope, i) for i in identities]
         now = time.time()
         waiting = {h.id: h for h in self.unwritten_hits(unwritten, scope, now)}
@@ -345,7 +352,7 @@ class LiveIngestor:
             found[i]
             for i in ids
             if i in found
-            and found[i].payload.get("kind") == kind
+            and found[i].payload.get("kind") in kinds
             and found[i].payload.get("user_scope") == scope
             and float(found[i].payload.get("valid_until", 0)) > now
         ]

@@ -225,20 +225,20 @@ class ToolService:
     async def recall_shown(
         self,
         user_id: str,
-        kind: str,
+        kinds: Sequence[str],
         identities: Sequence[str],
         *,
         about: RecallFocus | None = None,
         limit: int = 5,
     ) -> list[Hit]:
         """The results a search showed ``user_id`` (their identities, in the order shown), still fresh;
-        when none of them is (older conversations kept no identities), this user's latest results of
-        ``kind`` about ``about``."""
+        when none of them is (none given, or an older conversation kept none), this user's latest
+        results of ``kinds`` about ``about``."""
         unwritten = self.queue.unwritten(user_id)
-        hits = await self.ingestor.shown(user_id, kind, identities, unwritten=unwritten)
+        hits = await self.ingestor.shown(user_id, kinds, identities, unwritten=unwritten)
         if hits:
             return hits[:limit]
-        return await self.ingestor.recall(user_id, [kind], limit, False, about, unwritten=unwritten)
+        return await self.ingestor.recall(user_id, list(kinds), limit, False, about, unwritten=unwritten)
 
     async def recall(
         self, message: str, user_id: str | None, limit: int = 5, *, about: RecallFocus | None = None

@@ -62,7 +62,7 @@ def resolve(
 ) -> list[DateMention]:
     """``mentions`` (in order) with each bare day moved to its month, as the module says; ``glued``
     holds the index of each mention joined to the next as a range ("the 20th to the 23rd"). A day the
-    anchor puts before ``today`` is the next such day instead (a trip's date that has passed)."""
+    anchor (a date ahead) puts before ``today`` is the next such day instead."""
     out = list(mentions)
     for i, mention in enumerate(out):
         if not mention.bare:
@@ -76,8 +76,8 @@ def resolve(
             resolved = on_or_before(day, after.first - _DAY)
         elif anchor is not None:
             resolved = nearest(day, anchor)
-            if resolved is not None and today is not None and resolved < today:
-                resolved = on_or_after(day, today)
+            if resolved is not None and today is not None and resolved < today <= anchor:
+                resolved = on_or_after(day, today)  # the trip is ahead: its day is too
         else:
             continue
         if resolved is not None:

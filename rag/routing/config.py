@@ -19,34 +19,8 @@ from rag.tools.spec import ToolSpec
 
 DEFAULT_PATH = Path(__file__).with_name("routes.yaml")
 
-# Extractor slots a tool parameter can be filled from (see rag.routing.router.slot_value).
-SLOTS = frozenset(
-    {
-        "origin",
-        "destination",
-        "origin_or_place",
-        "place",
-        "place_name",
-        "place_text",
-        "start_date",
-        "end_date",
-        "route_destination",
-        "route_pair",
-        "nights",
-        "adults",
-        "children",
-        "infants",
-        "cabin",
-        "nonstop",
-        "max_price",
-        "currency",
-        "forecast_days",
-        "rooms",
-        "start_or_month",
-        "category",
-        "airline",
-    }
-)
+# The slots a routing entry may name: the kinds of slot (rag.routing.slot_kinds), declared there once.
+SLOTS = frozenset(k.value for k in SlotKind)
 # What a message or the trip may say of a trip that changes which parameters a tool needs.
 FLAGS = frozenset({"round_trip", "one_way"})
 
@@ -102,7 +76,7 @@ class ToolRoute(BaseModel):
             raise ValueError(f"unknown extractor slots {sorted(unknown)}")
         return v
 
-    @field_validator("params")
+    @field_validator("params", mode="before")
     @classmethod
     def _slots(cls, v: dict[str, str]) -> dict[str, str]:
         unknown = set(v.values()) - SLOTS
