@@ -13,7 +13,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from rag.chat.composer import Answer
-from rag.chat.sections import asks_length, trip_days
+from rag.chat.plans import asks_length, trip_days
 from rag.chat.selection import read_question
 from rag.i18n import message
 from tests.answering import answer as compose_answer

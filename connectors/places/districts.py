@@ -16,14 +16,11 @@ import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from connectors.geo import haversine_km
-from connectors.places.gazetteer import fold, read_yaml
-from connectors.places.model import Place
-
-if TYPE_CHECKING:
-    from connectors.places.catalogue import LocationCatalogue
+from connectors.places.gazetteer import Gazetteer, GeoCity, fold, read_yaml
+from connectors.places.model import City, Place
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +70,24 @@ def load_index(
     return {k: tuple(v) for k, v in out.items()}
 
 
+class CityPlaces(Protocol):
+    """What the districts need of the place catalogue (connectors.places.catalogue, which builds them):
+    a city's place by its code and name, a destination by its name, a gazetteer city as a place, and
+    the gazetteer."""
+
+    gazetteer: Gazetteer
+
+    def city_place(self, code: str, name: str) -> Place | None: ...
+
+    def destination(self, folded: str) -> City | None: ...
+
+    def geo_place(self, geo: GeoCity) -> Place: ...
+
+
 class Districts:
     """The districts of the world's most visited cities over a place catalogue."""
 
-    def __init__(self, index: dict[str, tuple[District, ...]], catalogue: LocationCatalogue) -> None:
+    def __init__(self, index: dict[str, tuple[District, ...]], catalogue: CityPlaces) -> None:
         self._index = index
         self._catalogue = catalogue
         self._places: dict[str, Place | None] = {}

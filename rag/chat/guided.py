@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag.chat.plans import TripPlan, asks_length, trip_plan, with_children
 from rag.chat.quoting import Citations, Passage, quote_blocks
 from rag.chat.sections import (
-    TripPlan,
     asked_count,
-    asks_length,
     find_section,
     guide_sections,
     named,
     naming_section,
     quotes_for,
-    trip_plan,
-    with_children,
 )
 from rag.chat.selection import Candidate, Query
 from rag.chat.sentences import escape_markdown, fold, section

@@ -23,7 +23,7 @@ from typing import Any
 import pydantic
 
 from connectors.places import LocationCatalogue, Place
-from rag.chat.sections import trip_days
+from rag.chat.plans import trip_days
 from rag.chat.selection import is_comparison, read_question
 from rag.dialogue import phrasing
 from rag.dialogue.phrasing import Pick

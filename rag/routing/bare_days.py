@@ -19,10 +19,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rag.routing.dates import DateMention
+from rag.routing.date_mention import DateMention
 
 _DAY = dt.timedelta(days=1)
 

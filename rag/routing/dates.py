@@ -18,11 +18,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from rag.i18n.calendar_words import alternation, month_names, weekday_names
 from rag.routing import bare_days, date_words
+from rag.routing.date_mention import DateMention
 
 DateOrder = Literal["MDY", "DMY"]
 
@@ -116,21 +116,6 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class DateMention:
-    start: int
-    end: int
-    first: dt.date
-    last: dt.date | None = None  # set for a range
-    weekend: bool = False
-    # "the 5th" said on the 21st without an anchor: read as next month's 5th, though the traveller may
-    # mean this month's (which has passed).
-    rolled: bool = False
-    # A day said without its month ("the 22nd", "el 16", "Lieber am 8.", either end of "de 9 a 12"):
-    # resolved from the message's other date, the anchor, or today (see find_dates).
-    bare: bool = False
 
 
 # Relative dates further ahead than this are not read as dates.

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.routing.dates import DateMention, number
+from rag.routing.date_mention import DateMention
+from rag.routing.dates import number
 from rag.routing.extracted import Slots
 
 _CABIN = [

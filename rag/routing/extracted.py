@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from connectors.places import Place, PlaceMention
-from rag.routing.dates import DateMention
+from rag.routing.date_mention import DateMention
 from rag.routing.shifts import Shift
 
 
