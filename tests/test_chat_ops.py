@@ -74,6 +74,7 @@ async def test_one_structured_log_line_per_message(client, caplog: pytest.LogCap
     [record] = [r for r in caplog.records if hasattr(r, "chat")]
     fields = record.chat  # type: ignore[attr-defined]
     assert fields["outcome"] == "ok" and fields["tools"] == {} and fields["sources"] >= 1
+    assert fields["action"] == "guide" and fields["why"]  # what the policy decided, and which rule
     assert "noor" not in json.dumps(fields) and len(fields["user"]) == 12
     timings = fields["timings_ms"]
     steps = ["embed", "route", "search", "tools", "compose"]  # each step's own time

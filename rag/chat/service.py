@@ -113,7 +113,7 @@ class ChatService:
         }
         outcome = "cancelled"
         try:
-            async for event in self._respond(user_id, text, answer_id, timezone, log["timings_ms"]):
+            async for event in self._respond(user_id, text, answer_id, timezone, log):
                 if isinstance(event, ChatAnswer):
                     complete = time.perf_counter() - start
                     self._metrics.chat_complete_seconds.observe(complete)
@@ -147,9 +147,9 @@ class ChatService:
         text: str,
         answer_id: str | None,
         timezone: str | None,
-        timings: dict[str, float],
+        log: dict[str, Any],
     ) -> AsyncIterator[ChatEvent]:
-        clock = Stopwatch(timings)
+        clock = Stopwatch(log["timings_ms"])
         text = read_message(text)
         said: list[str] = []
         asked: asyncio.Future[int] | None = None  # the question being saved; then its answer's place
@@ -162,6 +162,7 @@ class ChatService:
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             clock.mark("embed")
             turn = await self.read_turn(user_id, text, today, vector)
+            log["action"], log["why"] = turn.action.kind, turn.decided.why  # "why did it ask that?"
             clock.mark("route")
             found = await self.find(turn, vector, user_id)
             clock.mark("search")
