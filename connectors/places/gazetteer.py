@@ -12,7 +12,6 @@ import gettext
 import logging
 import re
 import time
-import unicodedata
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -24,6 +23,7 @@ import pycountry
 import yaml
 
 from connectors.spatial import GridIndex
+from connectors.text import fold as fold_accents
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,6 @@ _COUNTRY_ALIASES = {
 }
 
 
-_MARKS = re.compile(r"[\u0300-\u036f]")
 _PUNCT = str.maketrans({"-": " ", ".": " ", "'": None, "’": None, "ß": "ss"})
 # Other-language names worth matching: Latin script (curly apostrophes allowed), no digits.
 _NOT_LATIN = re.compile(r"[0-9\u0250-\u2017\u201a-\U0010ffff]")
@@ -70,11 +69,9 @@ def read_yaml(path: Path) -> Any:
 
 
 def fold(text: str) -> str:
-    """Case-, accent- and punctuation-insensitive form of a name: "São Paulo" -> "sao paulo"."""
-    lowered = text.casefold()
-    if not lowered.isascii():
-        lowered = _MARKS.sub("", unicodedata.normalize("NFKD", lowered))
-    return " ".join(lowered.translate(_PUNCT).split())
+    """Case-, accent- and punctuation-insensitive form of a name: "São Paulo" -> "sao paulo" (the one
+    accent folding, connectors.text.fold, with hyphens, dots and apostrophes made spaces or dropped)."""
+    return " ".join(fold_accents(text).translate(_PUNCT).split())
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 import statistics
-import unicodedata
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +21,7 @@ from connectors.places import Airport, City, GeoCity, LocationCatalogue, Place, 
 from connectors.places.catalogue import CITIES_PATH
 from connectors.sandbox import money
 from connectors.spatial import GridIndex
+from connectors.text import fold as fold_accents
 
 __all__ = ["Airport", "Catalogue", "City", "Place", "fold", "load_catalogue"]
 
@@ -49,8 +49,7 @@ CLOSE_KM = 10  # a gazetteer city this close to a destination city of the same c
 
 def plain(text: str) -> str:
     """Upper case without accents, the way Amadeus writes names."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).upper().strip()
+    return fold_accents(text).upper().strip()
 
 
 def amadeus_airport_name(name: str) -> str:
