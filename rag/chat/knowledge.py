@@ -41,6 +41,9 @@ def no_guide_answer(
     query = read_question(question, [city])
     pool = candidates(passages, [city])
     facts = [] if query.empty else _facts(query, pool, passages, places=[city])
+    if not facts:
+        # What the guide of the city next to it says of it (its day trips), whatever was asked.
+        facts = [c for c in pool if c.local and passages[c.passage].place][:MOST_FACTS]
     if any(c.local and passages[c.passage].place for c in facts):
         blocks[0] += " " + _lead(lang, query, facts, passages, [city])
     elif facts:

@@ -59,7 +59,10 @@ def read_question_of(text: str, places: Sequence[str], slots: Slots | None = Non
     sentences = [s for s in _SENTENCE.split(text) if s.strip()]
     asked = next((s for s in reversed(sentences) if s.rstrip().endswith("?")), None)
     first = read_question(asked, places).topics if asked is not None and len(sentences) > 1 else ()
-    topics = tuple(dict.fromkeys([*first, *read_question(text, places).topics]))
+    query = read_question(text, places)
+    topics = tuple(dict.fromkeys([*first, *query.topics]))
+    if not topics and query.months and phrasing.is_question(text) and not phrasing.recall_cue(text):
+        topics = ("when",)  # "Is August good for a safari?": a month asked about is when to go
     days = trip_days(text, topics)
     relative = slots is not None and any(_DAY_UNIT.search(text[d.start : d.end]) for d in slots.dates)
     if days and relative and not phrasing.plan_cue(text):
@@ -136,19 +139,21 @@ def picked(hits: list[Hit], pick: Pick | None) -> list[Hit]:
 
 
 # How far a guided city may be from a place without a guide for its guide to say something of it.
-NEAR_KM = 100.0
+NEAR_KM = 150.0
+BIG_CITY = 1_000_000
 
 
 def nearby(
     places: Sequence[Place], guides: Mapping[str, str], catalogue: LocationCatalogue
 ) -> dict[str, str]:
-    """For each of ``places`` without a guide, the guided city within ``NEAR_KM`` of it, the nearest:
-    ``norm`` place -> that city's name (Sintra -> Lisbon, Fushimi -> Kyoto)."""
+    """For each of ``places`` without a guide, smaller than a big city, the guided city within
+    ``NEAR_KM`` of it, the nearest: ``norm`` place -> that city's name (Sintra -> Lisbon, Fushimi ->
+    Kyoto, Niagara Falls -> Toronto; not Osaka -> Kyoto)."""
     out: dict[str, str] = {}
     for place in places:
         key = norm(place.city_name)
-        if key in guides or key in out:
-            continue
+        if key in guides or key in out or place.population >= BIG_CITY:
+            continue  # a big city is no other city's day trip: its own guide is what is missing
         best: tuple[float, str] | None = None
         for guided in _guided_places(tuple(sorted(guides)), catalogue):
             km = _km(place, guided)

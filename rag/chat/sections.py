@@ -15,6 +15,7 @@ the others score the section's sentences against the question (rag.chat.selectio
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ SECTION_WORDS: dict[str, tuple[str, ...]] = {
     "stay": ("where to stay", "neighbourhoods", "neighborhoods", "areas"),
     "safety": ("safety", "practical tips", "tips"),
     "tips": ("practical tips", "tips", "advice"),
+    "visas": ("visas", "entry", "practical tips", "tips"),
+    "packing": ("packing", "what to pack", "best time", "practical tips"),
     "duration": ("how long", "itinerary", "overview"),
 }
 # Topics answered by listing the section's items rather than its best sentences.
@@ -160,10 +163,13 @@ def find_section(
                     options.append((topic, s, cost))
     if len(options) <= 1 or query is None:
         return options[0][:2] if options else None
-    score(query, [c for _, s, _ in options for c in s.candidates])  # one pool: one idf for all
+    # Scored on copies, on what the sentences say: a heading's words ("Practical tips") say nothing of
+    # tipping, and the sections keep their own scores. One pool: one idf for all.
+    pools = [[dataclasses.replace(c, heading=frozenset()) for c in s.candidates] for _, s, _ in options]
+    score(query, [c for pool in pools for c in pool])
 
     def value(rank: int) -> float:
-        best = max((c.relevance for c in options[rank][1].candidates), default=0.0)
+        best = max((c.relevance for c in pools[rank]), default=0.0)
         return best - options[rank][2]
 
     topic, sec, _ = options[max(range(len(options)), key=lambda r: (value(r), -r))]

@@ -77,7 +77,7 @@ TOPICS: tuple[Topic, ...] = (
         "when",
         (
             "when season seasons month months cuando epoca temporada quand saison wann reisezeit "
-            "jahreszeit monat quando estacao stagione periodo mese"
+            "jahreszeit monat quando estacao stagione periodo mese blossom blossoms foliage"
         ).split()
         + [
             "best time",
@@ -90,6 +90,19 @@ TOPICS: tuple[Topic, ...] = (
             "quel mois",
             "quels mois",
             "beste zeit",
+            "cherry blossom",
+            "autumn leaves",
+            "fall foliage",
+            "periodo migliore per visitare",
+            "mejor epoca para visitar",
+            "melhor epoca para visitar",
+            "meilleure periode pour visiter",
+            "periodo migliore",
+            "momento migliore",
+            "mejor epoca",
+            "melhor epoca",
+            "melhor altura",
+            "beste reisezeit",
         ],
         (
             "season month spring summer autumn fall winter crowd peak shoulder festival holiday blossom "
@@ -101,7 +114,8 @@ TOPICS: tuple[Topic, ...] = (
         "food",
         (
             "eat eating food foods dish dishes restaurant restaurants cuisine dinner lunch breakfast drink "
-            "drinks cafe coffee comer comida restaurante platos plato cena almuerzo manger nourriture "
+            "drinks cafe coffee alcohol alcool alkohol alcol beer wine beber boire trinken bere "
+            "comer comida restaurante platos plato cena almuerzo manger nourriture "
             "cuisine plat diner dejeuner essen gericht speisen kuche comer comida prato jantar almoco "
             "mangiare cibo cucina piatto piatti ristorante cena pranzo"
         ).split()
@@ -149,6 +163,13 @@ TOPICS: tuple[Topic, ...] = (
             "como ir",
             "best way from",
             "best way to",
+            "how do i get",
+            "how do we get",
+            "get into",
+            "into town",
+            "into the city",
+            "from the airport",
+            "to the airport",
             "cheapest way",
             "quickest way",
             "fastest way",
@@ -244,7 +265,22 @@ TOPICS: tuple[Topic, ...] = (
             "peligroso estafa securite dangereux arnaque sicher sicherheit gefahrlich betrug "
             "seguranca perigoso golpe sicuro sicurezza pericoloso truffa sicura segura"
         ).split()
-        + ["ville sure", "est sure", "une ville sure"],
+        + [
+            "ville sure",
+            "est sure",
+            "une ville sure",
+            "tap water",
+            "drink the tap water",
+            "drink tap water",
+            "drink the water",
+            "drinking water",
+            "water safe",
+            "agua del grifo",
+            "eau du robinet",
+            "leitungswasser",
+            "acqua del rubinetto",
+            "agua da torneira",
+        ],
         (
             "safe safety scam crime pickpocket theft dangerous careful police emergency insurance "
             "valuable steal snatch snatcher trick beware fake counterfeit overcharge overpriced rob "
@@ -255,8 +291,9 @@ TOPICS: tuple[Topic, ...] = (
         "visas",
         (
             "visa visas entry passport border customs visado pasaporte passeport visum reisepass einreise "
-            "visto passaporte passaporto"
-        ).split(),
+            "visto passaporte passaporto enter entrar entrer entrare einreisen eta"
+        ).split()
+        + ["entry requirements", "to get in", "autorizacion de entrada", "autorizacao"],
         "visa entry passport border customs eta esta evisa permit immigration consulate validity".split(),
     ),
     Topic(
@@ -286,9 +323,13 @@ TOPICS: tuple[Topic, ...] = (
             "money cash card cards atm currency payment pay tip tipping haggle haggling bargain "
             "bargaining dinero efectivo tarjeta cajero propina regatear argent especes carte "
             "distributeur pourboire marchander geld bargeld karte trinkgeld feilschen handeln dinheiro "
-            "cartao gorjeta pechinchar soldi contanti carta mancia contrattare"
+            "cartao gorjeta pechinchar soldi contanti carta mancia contrattare regatea regateo regatean "
+            "marchande marchandage feilscht contratta pechincha"
         ).split(),
-        "cash card atm currency pay payment tip tipping exchange bank contactless haggle bargain".split(),
+        (
+            "cash card atm currency pay payment tip tipping exchange bank contactless haggle bargain "
+            "gratuity service rounding"
+        ).split(),
     ),
     Topic(
         "duration",
@@ -315,11 +356,23 @@ TOPICS: tuple[Topic, ...] = (
     Topic(
         "tips",
         (
-            "tips advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
-            "consiglio etiquette photo photos photograph photographs polite rude customs manners dress "
+            "advice consejos consejo conseils conseil tipps tipp ratschlage dicas dica consigli "
+            "consiglio etiquette photo photos photograph photographs polite rude manners dress "
             "etiqueta fotos fotografias etiquette usages coutumes benimmregeln fotografieren galateo"
         ).split()
         + [
+            "any tips",
+            "some tips",
+            "travel tips",
+            "top tips",
+            "tips for",
+            "practical tips",
+            "local tips",
+            "book ahead",
+            "book in advance",
+            "in advance",
+            "need to book",
+            "reserve ahead",
             "is it ok to",
             "is it okay to",
             "allowed to",

@@ -34,6 +34,7 @@ from rag.dialogue.told import told
 from rag.dialogue.trip import TripState
 from rag.i18n import join_list, message
 from rag.i18n.calendar_words import month_pattern
+from rag.routing.bare_days import on_or_after
 from rag.routing.clarify import place_option
 from rag.routing.decision import RouteDecision
 from rag.routing.extracted import Slots
@@ -98,6 +99,8 @@ def book(
         # "When do you come back?" "March 9th.": the day answers the question asked.
         slots = dataclasses.replace(slots, end_marked=frozenset({0}))
         decision = dataclasses.replace(decision, slots=slots)
+    slots = _ends_after_start(slots, state)
+    decision = dataclasses.replace(decision, slots=slots) if decision.slots is not None else decision
     out = Booking()
     events = told(state, slots, lone_place=asked_place(state, specs)) if decision.slots is not None else []
     # A day of this month that has passed, said alone: next month's, and the answer says so.
@@ -162,6 +165,22 @@ def book(
     out.events = events
     out.assumed = assumed_note(out.calls, reduce(trip, events), specs.routes, lang)
     return out
+
+
+def _ends_after_start(slots: Slots, state: TripState) -> Slots:
+    """A day said as the end ("back on the 10th", "volvemos el 25") without its month is the first such
+    day after the trip's start, not the nearest one before it."""
+    start = state.start_date
+    if start is None or not slots.end_marked or slots.start_date is not None:
+        return slots
+    dates = list(slots.dates)
+    for i in slots.end_marked:
+        d = dates[i]
+        if d.bare and d.last is None and d.first <= start:
+            later = on_or_after(d.first.day, start + dt.timedelta(days=1))
+            if later is not None:
+                dates[i] = dataclasses.replace(d, first=later)
+    return dataclasses.replace(slots, dates=dates)
 
 
 def _books(tool: str, specs: ToolSpecs) -> bool:

@@ -42,6 +42,7 @@ _FILLER = frozenset(
     lá ali vez disso quanto
     per le stesse stessi date ma con allora invece adulti persone notti bambini ne dici di lì là da
     actually oops sorry hmm wait make it change switch move push put works work better prefer can could do
+    you check look search find show again se si wenn if
     would we departure return leave leaving outbound inbound check out checkout back come coming home go
     going get getting instead lets shall fine that's thats
     en realidad perdona perdón cambia cambiar prefiero regreso vuelta ida salida volver vale mejor día dia
@@ -142,8 +143,9 @@ def shape(
         or slots.nonstop
         or slots.rooms is not None
     )
-    # "Something fun for a Sunday?": a question of its own about a day, no change of the search.
-    asked = lowered.rstrip().endswith("?") and not (slots.places or unknown_places or slots.shift)
+    # "Something fun for a Sunday?", "Copenhagen afterwards - what's good there?": a question of its
+    # own, no change of the search ("what about Porto?" and "can you check from Rome instead?" are).
+    asked = lowered.rstrip().endswith("?") and not slots.shift
     if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes or asked):
         return None
     return Shape(named, shifted, changes, alternatives)

@@ -103,6 +103,7 @@ _BACK = re.compile(
     r"encore une fois|rappel\w*|as trouve|avez trouve|as montre|avez montre|parmi (?:ces|les)|"
     r"nochmal|noch einmal|noch mal|von vorhin|gefunden|gezeigt|erinner\w*|"
     r"di nuovo|ricord\w*|avevi trovato|hai trovato|mostrato|tra quest\w*|tra quell\w*|rivedere|rivedi|"
+    r"rimostr\w*|outra vez|mais uma vez|"
     r"revoir|remontre\w*|volver a ver|vuelve a mostrar\w*|ver de novo|mostra de novo|"
     r"de novo|novamente|lembr\w*|mostrou|encontrou|entre esses|entre essas)\b"
 )
@@ -250,3 +251,17 @@ _ABOUT_PLACE = re.compile(
 def about_place(text: str) -> bool:
     """Whether ``text`` asks what a place is like, as a whole ("What's Hamburg like for a weekend?")."""
     return bool(_ABOUT_PLACE.search(text.lower()))
+
+
+# A day-by-day plan asked for outright, with or without its days ("plan it for me day by day").
+_PLAN_ASKED = re.compile(
+    r"\b(?:plan (?:it|that|this|them|those|my|our|the|a|me|for)|itinerary|day by day|day-by-day|"
+    r"planea(?:lo|me)?|planifica|itinerario|organiza(?:me|lo)|plan(?:ifie|ifiez)|itineraire|programme|"
+    r"plane (?:mir|uns)|reiseplan|tagesplan|pianifica|organizza(?:mi)?|programma|"
+    r"planeja|roteiro|organiza)\b"
+)
+
+
+def plan_asked(text: str) -> bool:
+    """Whether ``text`` asks for a day-by-day plan outright ("ok, plan it for me day by day")."""
+    return bool(_PLAN_ASKED.search(fold(text)))

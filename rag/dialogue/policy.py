@@ -60,6 +60,9 @@ from rag.routing.slot_kinds import PLACE_SLOTS, SlotKind
 # Guide topics a tool answers better than a guide when its days are near (a forecast): such a
 # question goes to the searches, and to the guide's climate when the days are beyond the forecast.
 _TOOL_TOPICS = frozenset({"weather"})
+# A plan asked for without its days ("plan it for me") covers the trip's, else this many; at most a week.
+DEFAULT_PLAN_DAYS = 3
+MOST_PLAN_DAYS = 7
 # Topics that make "the cheapest ..." a guide question ("the cheapest way from the airport", "the
 # cheapest time to go") rather than one about the results shown.
 _NOT_RECALL = frozenset({"transport", "food", "nightlife", "when"})
@@ -109,10 +112,11 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
     place = _place(u, now)
     moved = _destination(now, u)  # the message's own place, as the trip's new destination
     wants_plan = u.plan_cue or u.topics or u.slots.places
-    if u.days and wants_plan and u.topics[:1] != ("weather",) and not _books(u, known):
+    days = u.days or (_trip_days(now) if u.plan_asked else None)
+    if days and (u.days is None or wants_plan) and u.topics[:1] != ("weather",) and not _books(u, known):
         city = place or now.destination_name
         if city:
-            return _about(city, Plan(city, u.days, Said(why="plan")), known, u, [*events, *moved])
+            return _about(city, Plan(city, days, Said(why="plan")), known, u, [*events, *moved])
     if _guide_question(u, known) and (place or now.destination_name):
         city = place or now.destination_name or ""
         if "daytrips" in u.topics:
@@ -144,6 +148,15 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
     if city and (u.topics or u.question or place):
         return _about(city, Guide(city, u.topics, said=Said(why="about a place")), known, u, events)
     return Decision(General(Said(notes=tuple(booked.notes), why="general")), tuple(events))
+
+
+def _trip_days(trip: TripState) -> int:
+    """The days of a plan asked for without them ("plan it for me"): the trip's, else three."""
+    if trip.start_date is not None and trip.end_date is not None:
+        return max(1, min(MOST_PLAN_DAYS, (trip.end_date - trip.start_date).days + 1))
+    if trip.nights:
+        return max(1, min(MOST_PLAN_DAYS, trip.nights + 1))
+    return DEFAULT_PLAN_DAYS
 
 
 def _searched(booked: Booking, events: list[Event], why: str) -> Decision:

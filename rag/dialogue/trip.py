@@ -71,11 +71,21 @@ def complete_params(
     out = dict(params)
     taken: list[str] = []
     wanted = set(from_trip)
+    stays = any(s == SlotKind.NIGHTS for s in slots.values())  # the tool takes the nights themselves
     for name in (p for p in slots if p in wanted):  # in the declaration's order
         field = traits(slots[name]).trip
         value = getattr(trip, field) if field else None
         if value is None and field == "destination_label":
             value = trip.destination_name  # a trip kept before labels were
+        if (
+            value is None
+            and field == "end_date"
+            and trip.start_date is not None
+            and trip.nights
+            and not stays
+        ):
+            # A stay said by its nights ends a trip: a return flight "for those dates" comes back then.
+            value = trip.start_date + dt.timedelta(days=trip.nights)
         if name not in keep_out and out.get(name) in (None, "") and value is not None:
             out[name] = value.isoformat() if isinstance(value, dt.date) else value
             taken.append(name)

@@ -39,6 +39,7 @@ class Understood:
     commands: bool = False  # a slash command decided the tools
     trip_days: bool = False  # it means the trip's days without giving them ("for those dates")
     plan_cue: bool = False  # it asks for a plan or what to do with its days
+    plan_asked: bool = False  # it asks for a day-by-day plan outright, with or without its days
     about_place: bool = False  # it asks what a place is like, as a whole
 
     @property
@@ -88,6 +89,7 @@ def understand(
         commands=any(v == "command" for v in decision.vias.values()),
         trip_days=phrasing.trip_days(text),
         plan_cue=phrasing.plan_cue(text),
+        plan_asked=phrasing.plan_asked(text),
         about_place=phrasing.about_place(text),
     )
 

@@ -281,6 +281,7 @@ def _find(lowered: str, today: dt.date, order: DateOrder, anchor: dt.date | None
     taken: list[tuple[int, int]] = []
     found: list[DateMention] = []
     year_given: set[int] = set()  # the starts of dates written with their year
+    weekdays: set[int] = set()  # the starts of weekday names said alone ("(on) Friday", not "next Friday")
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(lowered):
             if any(m.start() < e and s < m.end() for s, e in taken):
@@ -307,13 +308,27 @@ def _find(lowered: str, today: dt.date, order: DateOrder, anchor: dt.date | None
             bare = kind == "ordinal"
             rolled = bare and parsed[0].month != today.month and _passed_this_month(m, today)
             found.append(DateMention(m.start(), m.end(), parsed[0], parsed[1], parsed[2], rolled, bare))
+            if kind == "weekday" and m.group(1) in (None, "on"):
+                weekdays.add(m.start())
     found.sort(key=lambda d: d.start)
+    # "Friday June 11", "Saturday 24 April", "Tuesday the 27th": the weekday names the date beside it.
+    found = [
+        d
+        for i, d in enumerate(found)
+        if d.start not in weekdays
+        or not (
+            (i + 1 < len(found) and _BESIDE.fullmatch(lowered[d.end : found[i + 1].start]))
+            or (i > 0 and _BESIDE.fullmatch(lowered[found[i - 1].end : d.start]))
+        )
+    ]
     glued = {i for i in range(len(found) - 1) if _glued(lowered, found[i], found[i + 1])}
     found = bare_days.resolve(found, glued, anchor, today)
     return _join_ranges(found, glued, year_given)
 
 
 _WITH_YEAR = frozenset({"month_day", "day_month", "numeric", "month_range", "day_range"})
+# What may stand between a weekday name and the date it names ("Friday, June 11", "Friday the 13th").
+_BESIDE = re.compile(r"[\s,]*(?:the\s*|on\s*)?")
 
 # Words around a number that make it a score or a rating ("rated 4.2 or higher", "4.5 stars").
 _RATING = re.compile(

@@ -43,6 +43,11 @@ _NUM = (
     r"|due|tre|quattro|cinque|sei|sette|otto|dieci"
     r"|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)"
 )
+# "We are 3", "somos 3", "nous sommes trois", "wir sind zu dritt" (a number after the phrase).
+_WE_ARE = re.compile(
+    rf"\b(?:we(?:'re| are)|there(?:'s| is| are| will be) (?:going to be )?|somos|nous sommes|on est|wir sind"
+    rf"|siamo(?: in)?|seremos|saremo)\s+(?:a group of\s+|a party of\s+|un grupo de\s+)?{_NUM}\b(?!\s*(?:nights?|days?|rooms?))"
+)
 _ADULTS = re.compile(
     rf"\b{_NUM}\s*(?:adults?|grown[\s-]?ups?|people|ppl|persons?|pax|travell?ers|passengers|guests|of us"
     r"|adultos?|adultes?|erwachsene[n]?|adulti|personas|personnes?|personen|pessoas|persone"
@@ -75,6 +80,12 @@ _END_MARK = re.compile(
     r"|\bvolt(?:a|ar|o|amos|ando)|\bregress(?:o|ar|amos)|\bat(?:é|e)"
     r"|\britorno|\brientr\w*|\btorn(?:are|o|iamo|ando)|\bfino al?)\b[^.!?\d]{0,24}$"
 )
+# A round trip's name holds a return word that marks no date ("aller-retour le 12 mai" leaves then).
+_ROUND_TRIP = re.compile(
+    r"\b(?:aller[- ]retour|round[- ]trip|return (?:flight|ticket|trip)s?|ida y vuelta|ida e volta|ida y regreso"
+    r"|andata e ritorno|hin- und r(?:ü|u)ckflug|hin und zur(?:ü|u)ck)\b"
+)
+_END_AFTER = re.compile(r"\W{0,3}(?:zur(?:ü|u)ck|de (?:vuelta|regreso|retour|volta)|di ritorno|retour)\b")
 _CHILDREN = re.compile(
     rf"\b(a|an|{_NUM[1:-1]})\s*(?:little\s+|young\s+|small\s+)?(?:kids?|children|child|teens?|toddlers?|niños|niñas|ninos|hijos|enfants?|kinder[n]?"
     r"|crianças|criancas|filhos|bambini|figli|ragazzi)\b"
@@ -177,7 +188,9 @@ def end_marked(
         for i, d in enumerate(dates)
         if d.last is None
         and (
-            _END_MARK.search(lowered[max(0, d.start - 40) : d.start])
+            _END_MARK.search(_ROUND_TRIP.sub(" ", lowered[max(0, d.start - 40) : d.start]))
+            # "am 27. Mai zurück", "le 12 de retour": the word after the last day
+            or (i == len(dates) - 1 and _END_AFTER.match(lowered[d.end : d.end + 24]))
             # The tagger's word for it only beside another day, of which it says which is the end.
             or (
                 len(dates) > 1
@@ -252,7 +265,7 @@ def _stay(lowered: str, slots: Slots) -> int | None:
 
 
 def _travellers(lowered: str, slots: Slots) -> None:
-    adults = _ADULTS.search(lowered) or _SEATS.search(lowered)
+    adults = _ADULTS.search(lowered) or _SEATS.search(lowered) or _WE_ARE.search(lowered)
     if adults:
         slots.adults = number(adults.group(1))
     elif _COUPLE.search(lowered):

@@ -100,7 +100,7 @@ _END = {
 _START = {
     "en": r"leav(?:e|ing)|depart(?:ure|ing)?|outbound|fly(?:ing)?\s+out|check[- ]?in|arriv(?:e|al|ing)|set\s+off",
     "es": r"ida|salida|salir|salgo|llegada|llegar",
-    "fr": r"aller|d[ée]part|partir|pars|arriv[ée]e|arriver",
+    "fr": r"aller|d[ée]part|partir|pars|part|partons|arriv[ée]e|arriver",
     "de": r"hinflug|abflug|anreise|ankunft",
     "it": r"andata|partenza|partire|parto|arrivo|arrivare",
     "pt": r"ida|partida|sair|saio|chegada|chegar",
