@@ -9,7 +9,8 @@ Each line: {"text": str, "expected_tools": [names]} (an empty list means no tool
 (CLINC150 and SNIPS train/validation messages mapped to our tools) that scripts/fit_routing.py never
 fits on; tests/data/routing_test.jsonl is never fitted on either, and the dev set is (its out-of-fold
 figures come from fit_routing.py). A message's prediction is every tool the router chose: those it
-would call and those waiting for parameters (`missing`). Without --url the service is started in this
+would call, those waiting for parameters (`missing`) and those asked for whose days are beyond their
+reach (`later`: a forecast months ahead); /v1/route answers as the chat decides (rag.dialogue.policy). Without --url the service is started in this
 process on the embedded defaults (the configured LLM, if any, included). Prints per-tool precision,
 recall and F1, exact-match accuracy, no-tool messages left alone and no-tool precision, and route
 latency p50/p99 as the client sees it (sequential requests, HTTP round trip included).
@@ -46,7 +47,9 @@ async def evaluate(
             latencies.append((time.perf_counter() - start) * 1000)
             if resp.status != 200:
                 raise SystemExit(f"route failed ({resp.status}) for {row['text']!r}: {body}")
-            got = {t["name"] for t in body["tools"]} | set(body.get("missing", {}))
+            got = (
+                {t["name"] for t in body["tools"]} | set(body.get("missing", {})) | set(body.get("later", []))
+            )
             pairs.append((set(row["expected_tools"]), got))
     return pairs, latencies
 

@@ -19,8 +19,9 @@ async def test_route_shape(api) -> None:  # type: ignore[no-untyped-def]
     )
     assert resp.status == 200
     body = await resp.json()
-    assert set(body) == {"use_rag", "tools", "missing", "action"}
+    assert set(body) == {"use_rag", "tools", "missing", "action", "understood"}
     assert body["action"] == {"kind": "search", "why": "search"}
+    assert body["understood"]["tools"] == ["hotel_search"]  # what the router read, before the policy
     [tool] = body["tools"]
     assert (
         tool["name"] == "hotel_search" and tool["params"]["city"] == "LIS" and tool["params"]["nights"] == 3

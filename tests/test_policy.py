@@ -152,11 +152,17 @@ CASES = [
         expect={"city": "Lisbon", "days": 2},
     ),
     Case(
-        "a plan where there is no guide offers things to do",
+        "a plan where there is no guide says so",
         "Lay out 3 days in Hamburg for me.",
         kind=NoGuide,
-        expect={"city": "Hamburg"},
-        calls={"activity_search": {"city": "Hamburg"}},
+        expect={"city": "Hamburg", "offer": ()},
+    ),
+    Case(
+        "things to see where there is no guide are looked up",
+        "What is there to see in Seville?",
+        kind=NoGuide,
+        expect={"city": "Seville"},
+        calls={"activity_search": {"city": "Seville"}},
     ),
     Case(
         "a guide question is never a booking search",

@@ -157,6 +157,11 @@ def route_json(turn: Turn) -> dict[str, Any]:
         "tools": [c.to_json() for c in turn.calls],
         "missing": waiting_of(action),
         "action": action_json(action),
+        # What the router read in the message, before the policy weighed it against the conversation.
+        "understood": {
+            "tools": sorted(turn.decision.intended),
+            "keywords": sorted(turn.decision.keywords),
+        },
     }
     if isinstance(action, Search | Ask) and action.followup:
         out["followup"] = True
@@ -168,6 +173,8 @@ def route_json(turn: Turn) -> dict[str, Any]:
         out["notes"] = list(turn.notes)
     if turn.climate:
         out["climate"] = turn.climate.to_json()
+        if turn.climate.tool:
+            out["later"] = [turn.climate.tool]  # asked for, but its days are beyond its reach
     return out
 
 

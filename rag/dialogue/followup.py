@@ -91,6 +91,7 @@ class Shape:
     shift: Shift | None
     changes: bool  # whether the message changes a place, dates, travellers or the like
     again: bool = False  # it asks for other results of the same search ("anything else?")
+    other: bool = False  # it says more than what it changes and the words a follow-up is made of
 
 
 def asks_a_question(text: str) -> bool:
@@ -148,7 +149,7 @@ def shape(
     asked = lowered.rstrip().endswith("?") and not slots.shift
     if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes or asked):
         return None
-    return Shape(named, shifted, changes, alternatives)
+    return Shape(named, shifted, changes, alternatives, other)
 
 
 def adapt(

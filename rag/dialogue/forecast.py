@@ -46,6 +46,7 @@ class Climate:
     month: int
     place: str
     query: str
+    tool: str | None = None  # the forecast asked for, which cannot answer yet
 
     def to_json(self) -> dict[str, Any]:
         return {"month": self.month, "place": self.place, "query": self.query}

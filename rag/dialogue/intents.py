@@ -94,7 +94,9 @@ def requests_for(
     if moved.requests:
         return moved
     if outright:
-        return Intents(_with_waiting(outright, waiting))
+        return Intents(
+            _with_waiting(own, waiting)
+        )  # with the router's other tools ("tickets ... and a hotel")
     if own and not _changes_only(slots, decision):
         return Intents(_with_waiting(own, waiting))
     base = trip.pending or trip.last_calls or []
@@ -131,7 +133,8 @@ def _changes_only(slots: Slots, decision: RouteDecision) -> bool:
     """Whether the message is shaped as a change of the last search ("Two of us, premium economy.")
     rather than a request of its own: the router guessed its tools from its words alone."""
     guessed = all(decision.vias.get(t.name) in ("semantic", "keyword") for t in decision.tools)
-    return guessed and not decision.missing and followup.shape(slots.text, slots, {}, ()) is not None
+    shaped = followup.shape(slots.text, slots, {}, ())
+    return guessed and not decision.missing and shaped is not None and not shaped.other
 
 
 def _follow_up(
@@ -159,6 +162,8 @@ def _follow_up(
         return Intents()
     if shape is None or not (shape.named or (shape.changes and base)):
         return Intents()
+    if shape.named and shape.other and not base:
+        return Intents()  # "best seat on a long flight?": a flight named in a question of its own
     if quiet:
         f = followup.interpret(shape, slots, base, specs.routes)
         return Intents(

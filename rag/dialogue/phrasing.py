@@ -96,7 +96,7 @@ _ORDINAL = {
 }
 # Words that point back at results already shown.
 _BACK = re.compile(
-    r"\b(?:again|remind me|you (?:found|showed|gave|suggested|mentioned|listed|had)|you'?ve (?:found|shown)|"
+    r"\b(?:again|remind me|(?:you|u) (?:found|showed|gave|suggested|mentioned|listed|had)|you'?ve (?:found|shown)|"
     r"(?:did|have) you (?:find|found|show|shown)|of (?:those|them|these|the ones)|those (?:ones|results|options)|"
     r"which (?:one|of)|the ones you|"
     r"otra vez|de nuevo|recuerd\w*|encontraste|mostraste|de esos|de esas|entre esos|entre esas|"
@@ -186,7 +186,7 @@ def is_question(text: str) -> bool:
 
 
 _REQUEST = re.compile(
-    r"\b(?:find|book|search|look (?:for|up)|looking for|check|get (?:me|us)|show me|give me|"
+    r"\b(?:find|book|search|look (?:for|up)|looking for|check(?![- ]?(?:in|out)\b)|get (?:me|us)|show me|give me|"
     r"(?:i|we) (?:need|want|would like)|(?:i|we)d like|(?:i|we)ll need|reserve|can you (?:find|get|book|check|look)|"
     r"busca|buscar|buscame|encuentra|reserva|reservar|quiero|queremos|necesito|necesitamos|"
     r"cherche|trouve|trouvez|reserve|je veux|il me faut|j'?ai besoin|"

@@ -65,7 +65,7 @@ DEFAULT_PLAN_DAYS = 3
 MOST_PLAN_DAYS = 7
 # Topics that make "the cheapest ..." a guide question ("the cheapest way from the airport", "the
 # cheapest time to go") rather than one about the results shown.
-_NOT_RECALL = frozenset({"transport", "food", "nightlife", "when"})
+_NOT_RECALL = frozenset({"transport", "nightlife", "when"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,8 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
         return Decision(recall, tuple(events))
     place = _place(u, now)
     moved = _destination(now, u)  # the message's own place, as the trip's new destination
-    wants_plan = u.plan_cue or u.topics or u.slots.places
+    # A plan is asked of a place, not of flights ("where can I fly for a weekend?").
+    wants_plan = (u.plan_cue or u.topics or u.slots.places) and not set(u.nouns) & _booking(known)
     days = u.days or (_trip_days(now) if u.plan_asked else None)
     if days and (u.days is None or wants_plan) and u.topics[:1] != ("weather",) and not _books(u, known):
         city = place or now.destination_name
@@ -178,7 +179,7 @@ def _about(city: str, action: Guide | Plan, known: Known, u: Understood, events:
     """A guide answer or a plan for ``city``, or, without its guide, that said and what the tools offer."""
     if norm(city) in known.guides:
         return Decision(action, tuple(events))
-    topics = ("sights",) if isinstance(action, Plan) else u.topics
+    topics = () if isinstance(action, Plan) else u.topics[:1]
     offer = _things_to_do(city, topics, known)
     near = known.near.get(norm(city))
     return Decision(NoGuide(city, offer, near, Said(why=f"{action.said.why}: no guide")), tuple(events))
@@ -201,9 +202,9 @@ def _recall(now: TripState, u: Understood, known: Known) -> Recall | None:
     """A question about results already shown: the latest search of the tool it names (else the latest
     priced one for "the cheapest"), or, when it names places or days that search was not about, the
     results of any search about them ("which hotels did you find in Lisbon?")."""
-    if not u.recall or u.days or set(u.topics) & _NOT_RECALL:
-        return None  # "the cheapest way from the airport": a guide question about getting around
     found_before = phrasing.found_before(u.text)
+    if not u.recall or u.days or (set(u.topics) & _NOT_RECALL and not found_before):
+        return None  # "the cheapest way from the airport": a guide question about getting around
     if u.dated and not found_before:
         return None  # "the cheapest flights on May 5": a new search
     named = recalled_tool(u.text, known.specs.declared)
@@ -234,8 +235,10 @@ def _asked_for(u: Understood, known: Known) -> set[str]:
     """Booking tools the message asks for by their words ("a flat from the 2nd", "a hotel for those
     dates", "Hotel for the whole stay, please"), whether or not the router chose them."""
     named = (set(u.nouns) | u.decision.keywords) & _booking(known)
-    if u.question and not (u.request or u.dated or u.trip_days):
-        return set()
+    if u.question and not (u.dated or u.trip_days):
+        return set()  # "is it better to book a hotel directly?": a question about booking, no search
+    if u.decision.intended & _booking(known):
+        return set()  # the router chose a booking search already ("cheap destinations flying out of X")
     return named if (u.request or u.dated or u.trip_days or u.short) else set()
 
 
@@ -266,7 +269,13 @@ def _guide_question(u: Understood, known: Known) -> bool:
     topic a tool answers (the weather) goes to the searches."""
     if not (u.topics or u.about_place) or u.dated or u.trip_days:
         return False
-    if u.topics and u.topics[0] in _TOOL_TOPICS:
+    if u.topics and u.topics[0] in _TOOL_TOPICS and "when" not in u.topics:
+        return False  # "what's the weather like there?" is the forecast's; "best month for dry weather", the guide's
+    # A tool the router chose that the message names, and that no guide answers ("the airport code
+    # for Lisbon", "which airports serve London"): the message is its search.
+    specs = known.specs.declared
+    named = set(u.nouns) & u.decision.intended
+    if any(n in specs and not specs[n].books and not specs[n].topics for n in named):
         return False
     if not (u.question or u.compare):
         return False

@@ -5,6 +5,7 @@ said and asked again; a call that would only repeat the last one is left out. Pu
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -121,6 +122,8 @@ def settle(
         window = _window(spec, route)
         if not gaps and window is not None:
             timed = _forecast(completed, time, out, window, route)
+            if out.climate is not None and out.climate.tool is None:
+                out.climate = dataclasses.replace(out.climate, tool=name)
             if timed is None:
                 continue  # beyond the horizon: the note and the guides' climate answer instead
             if isinstance(timed, str):

@@ -94,13 +94,18 @@ def understand(
     )
 
 
+_TOKEN = re.compile(r"[^\W_]+")
+
+
 def named_tools(text: str, tools: ToolCatalogue) -> tuple[str, ...]:
     """The tools whose nouns the message holds, in any of the languages they are declared in."""
-    words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", fold(text)))
+    folded = fold(text)
+    words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", folded))
+    spaced = " " + " ".join(_TOKEN.findall(folded)) + " "
     named = []
     for spec in tools.values():
         nouns = {fold(n) for ns in spec.nouns.values() for n in ns}
-        if words & nouns:
+        if words & nouns or any(" " in n and f" {n} " in spaced for n in nouns):
             named.append(spec.name)
     return tuple(named)
 

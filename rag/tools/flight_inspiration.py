@@ -45,6 +45,14 @@ SPEC = ToolSpec(
     },
     books=True,
     from_trip=frozenset({"origin"}),
+    nouns={
+        "en": ("getaway", "getaways", "inspiration"),
+        "es": ("escapada", "escapadas"),
+        "fr": ("escapade", "escapades"),
+        "de": ("kurztrip", "kurztrips"),
+        "pt": ("escapadinha", "escapadinhas"),
+        "it": ("fuga", "fughe"),
+    },
     recall=r"\bdestinations?\b|\bideas?\b",
     routing={
         "threshold": 0.74,

@@ -36,6 +36,14 @@ SPEC = ToolSpec(
             "keyword": "quale città o aeroporto intendi",
         },
     },
+    nouns={
+        "en": ("airports", "iata", "codes", "airport code", "city code"),
+        "es": ("aeropuertos", "código"),
+        "fr": ("aéroports", "code aéroport"),
+        "de": ("flughäfen", "flughafencode"),
+        "pt": ("aeroportos", "código"),
+        "it": ("aeroporti", "codice"),
+    },
     recall=r"\bairports?\b|\bcodes?\b",
     routing={
         "threshold": 0.56,

@@ -160,10 +160,21 @@ class RoutedAction(BaseModel):
     reply: str | None = Field(None, description="reply: thanks, bye, hello, no or nothing_pending")
 
 
+class Understood(BaseModel):
+    """What the router read in the message on its own, before the conversation was weighed."""
+
+    tools: list[str] = Field(description="The tools the message asks for by its words and meaning")
+    keywords: list[str] = Field(description="The tools whose keywords it holds")
+
+
 class RouteResponse(BaseModel):
     use_rag: bool
     tools: list[RoutedTool]
     action: RoutedAction
+    understood: Understood
+    later: list[str] | None = Field(
+        None, description="Tools asked for whose days are beyond their reach (a forecast months ahead)"
+    )
     missing: dict[str, list[str]] = Field(description="Tool name -> the required parameters not given")
     clarify: str | None = Field(None, description="A question that asks for what is missing")
     followup: bool | None = Field(
