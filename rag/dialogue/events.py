@@ -23,7 +23,7 @@ from typing import Any
 from rag.dialogue.trip import ToolRequest, TripState
 
 # Messages a waiting search stays for without being answered or asked again.
-PENDING_TURNS = 4
+PENDING_TURNS = 8
 # Trip fields a TripSet may set; dates, searches and questions have events of their own.
 SETTABLE = frozenset(
     {

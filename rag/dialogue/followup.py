@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.dialogue import phrasing
 from rag.dialogue.trip import ToolRequest
 from rag.routing.config import ToolRoute
 from rag.routing.extract import Slots
@@ -45,6 +46,7 @@ _FILLER = frozenset(
     you check look search find show again se si wenn if
     would we departure return leave leaving outbound inbound check out checkout back come coming home go
     going get getting instead lets shall fine that's thats
+    alright all right yea yeah yep yes cool thanks thank great good sounds nice perfect well sure awesome hmm
     en realidad perdona perdón cambia cambiar prefiero regreso vuelta ida salida volver vale mejor día dia
     finalement fait pardon oups change changer décale décaler retour départ depart partir pars au le
     eigentlich doch ändere ändern verschieb verschiebe rückflug hinflug abflug rückreise zurück am um einen
@@ -65,12 +67,6 @@ _QUESTION = re.compile(
     r"^\W*(?:(?:what|how)(?!\s+about\b)|is|are|was|were|do|does|did|can|could|should|would|will|why|when|where"
     r"|which|who|qu[eé]|c[oó]mo|d[oó]nde|cu[aá]ndo|es|est-ce|quel(?:le)?s?|comment|o[uù]|pourquoi|was|wie|wo"
     r"|wann|ist|sind|o que|como|onde|quando|cosa|come|dove|quando|perch[eé])\b"
-)
-# Asking for other results of the same search.
-_ALTERNATIVES = re.compile(
-    r"\b(?:another|something else|anything else|other (?:options?|ones?|flights?|hotels?|choices?|results?)"
-    r"|something different|different (?:one|flight|hotel|option)|more options|otra|otro|algo m[aá]s|autre"
-    r"|quelque chose d'autre|andere[sn]?|noch etwas|outra|outro|algo mais|altr[oaie]|qualcos'altro)\b"
 )
 
 
@@ -131,7 +127,7 @@ def shape(
             other = True
         elif tool not in named:
             named.append(tool)
-    alternatives = bool(_ALTERNATIVES.search(lowered))
+    alternatives = phrasing.asks_again(text)
     changes = alternatives or bool(
         slots.places
         or slots.dates
@@ -146,7 +142,8 @@ def shape(
     )
     # "Something fun for a Sunday?", "Copenhagen afterwards - what's good there?": a question of its
     # own, no change of the search ("what about Porto?" and "can you check from Rome instead?" are).
-    asked = lowered.rstrip().endswith("?") and not slots.shift
+    last = re.split(r"(?<=[.!?])\s+", lowered.strip())[-1]
+    asked = lowered.rstrip().endswith("?") and not slots.shift and not phrasing.changes_asked(last)
     if other and not alternatives and not named and (_QUESTION.match(lowered) or not changes or asked):
         return None
     return Shape(named, shifted, changes, alternatives, other)

@@ -78,9 +78,7 @@ def requests_for(
                 continue
             adapted = followup.adapt(p, route, slots, None, pending=True, missing=_missing(p, route, trip))
             if adapted is not None and not _unknown_in(adapted[0], p.params, route, unknown):
-                # What the message's own request of that tool says (the LLM's reading) completes it.
-                said = next((r[1] for r in own if r[0] == p.name), {})
-                answers.append((p.name, {**adapted[0], **said}, [], 1.0, "answer"))
+                answers.append((p.name, _with_own(adapted[0], p.name, own, route), [], 1.0, "answer"))
     asked_last = max((p.turn for p in waiting.values()), default=0)
     searched_last = max((c.turn for c in trip.last_calls or []), default=0)
     if answers and searched_last > asked_last and not outright:
@@ -119,6 +117,24 @@ def _moved(slots: Slots, specs: ToolSpecs, trip: TripState, named: set[str]) -> 
         if adapted is not None:
             requests.append((call.name, adapted[0], adapted[1], 1.0, "followup"))
     return Intents(requests, followup=True, shift=slots.shift) if requests else Intents()
+
+
+def _with_own(answer: dict[str, Any], name: str, own: list[Request], route: ToolRoute) -> dict[str, Any]:
+    """An answer completed by what the message's own request of that tool says: the LLM's reading wins;
+    the router's fills only what the answer lacks, and never one place at both ends ("flights in
+    Philadelphia" answering "where from?" is not also where to)."""
+    said = next((r for r in own if r[0] == name), None)
+    if said is None:
+        return answer
+    if said[4] == "llm":
+        return {**answer, **said[1]}
+    places = {v for p, v in answer.items() if route.params.get(p) in PLACE_SLOTS}
+    extra = {
+        p: v
+        for p, v in said[1].items()
+        if p not in answer and not (route.params.get(p) in PLACE_SLOTS and v in places)
+    }
+    return {**answer, **extra}
 
 
 def _with_waiting(requests: list[Request], waiting: dict[str, ToolRequest]) -> list[Request]:

@@ -39,7 +39,8 @@ _NO = r"no|nope|non|nein|nao"
 _PRAISE = (
     r"great|brilliant|lovely|perfect|awesome|wonderful|amazing|fantastic|excellent|super|nice|cool|good|"
     r"very|so|much|a lot|lots|really|helpful|useful|that'?s|that is|it|this|was|is|you'?re|you are|"
-    r"the best|a star|ok(?:ay)?|alright|all right|well|then|and|for|your|help|everything|all|me|"
+    r"the best|a star|ok(?:ay)?|alright|all right|well|then|and|for|your|help|everything|all|me|sounds?|"
+    r"pretty|fine|works|looks|quite|"
     r"muchas|muchisimas|mil|genial|perfecto|estupendo|muy|amable|util|bueno|todo|por|tu|ayuda|"
     r"beaucoup|parfait|genial|top|tres|utile|bien|c'?est|pour|ton|votre|aide|"
     r"schon|sehr|toll|perfekt|prima|hilfreich|fur|die|hilfe|alles|"
@@ -57,7 +58,8 @@ _ONLY_NO = re.compile(rf"^\W*(?:{_NO})\b\W*(?:(?:{_THANKS}))?\W*$")
 
 
 def social(text: str) -> Social | None:
-    """What a message that says nothing else is: thanks, goodbye, hello, "yes" or "no"; else None."""
+    """What a message that says nothing else is: thanks, goodbye, hello, "yes" (or praise: "sounds good")
+    or "no"; else None."""
     folded = fold(text)
     if _ONLY_YES.match(folded):
         return "yes"
@@ -68,7 +70,8 @@ def social(text: str) -> Social | None:
     for kind in ("thanks", "bye", "hello"):
         if _SOCIAL[kind].search(folded):
             return kind
-    return None
+    # "Sounds good.", "That's perfect.": agreement, unless asked ("is that good?").
+    return None if folded.rstrip().endswith("?") else "yes"
 
 
 # "the cheapest", "costs the least", in the six languages.
@@ -175,12 +178,28 @@ _WHAT_ABOUT = re.compile(
 )
 
 
+# Words a change may open with: "Thanks, and what about the 9th?", "Cool. And the day after?".
+_ACK = re.compile(
+    r"^\W*(?:(?:thanks|thank you|ok|okay|alright|all right|cool|great|good|nice|yes|yeah|yea|sure|hmm|well|"
+    r"gracias|vale|merci|danke|grazie|obrigad[oa]|perfect|perfecto|parfait|perfekt|perfetto|perfeito)\W+)*"
+)
+
+
+def changes_asked(text: str) -> bool:
+    """Whether ``text`` asks for a change of the last search ("what about the 9th?", "and Rome?"), after
+    any thanks or "ok" it opens with."""
+    rest = fold(text)[_ACK.match(fold(text)).end() :]  # type: ignore[union-attr]
+    if _WHAT_ABOUT.match(rest):
+        return True
+    return bool(re.match(r"(?:and|y|et|und|e)\b", rest)) and not _QUESTION_WORD.match(rest)
+
+
 def is_question(text: str) -> bool:
     """Whether ``text`` asks a question of its own ("Is Porto nice?", "Dónde conviene alojarse?"), not
     "what about Porto?"."""
     stripped = text.strip()
     folded = fold(stripped)
-    if _WHAT_ABOUT.match(folded):
+    if changes_asked(stripped):
         return False
     return stripped.endswith("?") or stripped.startswith("¿") or bool(_QUESTION_WORD.match(folded))
 
@@ -199,6 +218,55 @@ _REQUEST = re.compile(
 def is_request(text: str) -> bool:
     """Whether ``text`` asks outright for something to be found or booked."""
     return bool(_REQUEST.search(fold(text)))
+
+
+# Asking to book or reserve ("reserve the hotel you found", "I need to book for 2 days from the 10th").
+_BOOKS = re.compile(r"\b(?:book|booking|reserv\w*|buch(?:en|e|ung)|prenot\w*)\b")
+
+
+def books(text: str) -> bool:
+    """Whether ``text`` asks to book or reserve something."""
+    return bool(_BOOKS.search(fold(text)))
+
+
+# Asking for other results of the same search: "anything else?", "any others?", "what else can you find?".
+_AGAIN = re.compile(
+    r"\b(?:another|something else|anything else|what else|any others?|other (?:options?|ones?|flights?|"
+    r"hotels?|choices?|results?|attractions?|places?|museums?|parks?)|something different|different (?:one|"
+    r"flight|hotel|option)|more options|otra opcion|otro|otros|otras|algo mas|autre|autres|quelque chose "
+    r"d'autre|andere[sn]?|noch etwas|sonst noch|outra|outro|outros|outras|algo mais|altr[oaie]|"
+    r"qualcos'altro)\b"
+)
+
+
+def asks_again(text: str) -> bool:
+    """Whether ``text`` asks for other results of the same search ("Anything else? Another museum?")."""
+    return bool(_AGAIN.search(fold(text)))
+
+
+# Asking for things to be found and listed ("can you find me a museum?", "show me some attractions").
+_FIND = re.compile(
+    r"\b(?:find|finding|search|look (?:for|up)|looking for|show|get me|suggest|recommend|list|"
+    r"busca\w*|encuentra\w*|muestra\w*|recomienda\w*|sugiere\w*|cherche\w*|trouve\w*|montre\w*|"
+    r"recommande\w*|suggere\w*|such\w*|finde\w*|zeig\w*|empfiehl\w*|procur\w*|encontr\w*|mostr\w*|"
+    r"recomend\w*|sugir\w*|cerc\w*|trov\w*|consigli\w*|suggeris\w*)\b"
+)
+
+
+def asks_to_find(text: str) -> bool:
+    """Whether ``text`` asks for things to be found or listed ("Could you find me some attractions?")."""
+    return bool(_FIND.search(fold(text)))
+
+
+# Asking what there is ("are there any museums?", "some attractions"), not about one thing.
+_SOME = re.compile(
+    r"\b(?:any|some|a few|algun[oa]s?|quelques|irgendwelche|einige|alguns|algumas|qualche|alcun[ie])\b"
+)
+
+
+def asks_for_some(text: str) -> bool:
+    """Whether ``text`` asks what there is of something ("Are there any museums?")."""
+    return bool(_SOME.search(fold(text)))
 
 
 # "for those dates", "same dates", "for the whole trip": the trip's days, said without a date.

@@ -5,8 +5,8 @@ the message and returns one action (rag.dialogue.actions) with the events that c
 The rules, in order (each decision's ``why`` names the one that chose it):
 
 1. ``command``: a slash command searches, whatever else the message says.
-2. ``social``: thanks, a goodbye or a hello, with nothing else asked, is answered in kind; a "yes" or a
-   "no" with nothing asked is said to answer nothing.
+2. ``social``: thanks, a goodbye or a hello, with nothing else asked, is answered in kind; an "okay"
+   while a search waits for details asks for them again; a "yes" to nothing asked says so.
 3. ``recall``: a question about results already shown ("which was cheapest?", "the first one you
    showed", "what did the flights cost again?") reads back the latest search of the tool it names (else
    the latest search), if there was one and the message names no other place or days.
@@ -14,7 +14,8 @@ The rules, in order (each decision's ``why`` names the one that chose it):
    names, else the trip's; never a booking search.
 5. ``guide``: a question on a guide's topic ("which part of town is quiet to stay in?", "how do I get
    there from the airport?") with no days, no outright request and no booking tool named is answered
-   from the guide of the place it names, else the trip's; never a booking search.
+   from the guide of the place it names, else the trip's; never a booking search. A request for what a
+   search finds ("can you find me a museum in London?", "are there any attractions?") is that search.
 6. ``search`` / ``ask``: the searches the message asks for, answers or changes (rag.dialogue.booking):
    called when complete, else asked about. An open question yields to a new request of another kind.
 7. ``guide`` again for a message that asks no search: about the place it names or the trip's; ``compare``
@@ -102,10 +103,16 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
         )
     if u.social in ("thanks", "bye", "hello"):
         return Decision(Reply(u.social, Said(why="social")), tuple(events))
-    if u.social in ("yes", "no") and not now.pending:
-        return Decision(
-            Reply("nothing_pending" if u.social == "yes" else "no", Said(why="social")), tuple(events)
-        )
+    if u.social == "yes" and now.pending:
+        # "Okay." while a search waits for details: what it still needs, asked again.
+        waiting = {p.name for p in now.pending}
+        again = book(u.decision, now, known.specs, known.today, lang, named=waiting, asked_for=waiting)
+        if not again.empty:
+            return _searched(again, events, "social: asked again")
+    if u.social in ("yes", "no"):
+        # "yes" to nothing asked; an "ok" after an answer, or a "no", is taken as said.
+        first = u.social == "yes" and not (now.searches or now.pending or (now.turn or 0) > 1)
+        return Decision(Reply("nothing_pending" if first else "no", Said(why="social")), tuple(events))
     recall = _recall(now, u, known)
     if recall is not None:
         return Decision(recall, tuple(events))
@@ -114,11 +121,17 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
     # A plan is asked of a place, not of flights ("where can I fly for a weekend?").
     wants_plan = (u.plan_cue or u.topics or u.slots.places) and not set(u.nouns) & _booking(known)
     days = u.days or (_trip_days(now) if u.plan_asked else None)
-    if days and (u.days is None or wants_plan) and u.topics[:1] != ("weather",) and not _books(u, known):
+    if (
+        days
+        and (u.days is None or wants_plan)
+        and u.topics[:1] != ("weather",)
+        and not _books(u, known)
+        and not _answers_booking(u, now, known)
+    ):
         city = place or now.destination_name
         if city:
             return _about(city, Plan(city, days, Said(why="plan")), known, u, [*events, *moved])
-    if _guide_question(u, known) and (place or now.destination_name):
+    if _guide_question(u, now, known) and (place or now.destination_name):
         city = place or now.destination_name or ""
         if "daytrips" in u.topics:
             # "Is Sintra doable as a day trip (from Lisbon)?": the guide of the city it is made from.
@@ -203,6 +216,8 @@ def _recall(now: TripState, u: Understood, known: Known) -> Recall | None:
     priced one for "the cheapest"), or, when it names places or days that search was not about, the
     results of any search about them ("which hotels did you find in Lisbon?")."""
     found_before = phrasing.found_before(u.text)
+    if u.books:
+        return None  # "reserve the hotel you found": a booking search, with the days it needs
     if not u.recall or u.days or (set(u.topics) & _NOT_RECALL and not found_before):
         return None  # "the cheapest way from the airport": a guide question about getting around
     if u.dated and not found_before:
@@ -235,11 +250,13 @@ def _asked_for(u: Understood, known: Known) -> set[str]:
     """Booking tools the message asks for by their words ("a flat from the 2nd", "a hotel for those
     dates", "Hotel for the whole stay, please"), whether or not the router chose them."""
     named = (set(u.nouns) | u.decision.keywords) & _booking(known)
-    if u.question and not (u.dated or u.trip_days):
+    if _asks_search(u, known):
+        named |= {n for n in u.nouns if not known.specs.declared[n].books}  # "find me some activities"
+    if u.question and not (u.dated or u.trip_days) and not _asks_search(u, known):
         return set()  # "is it better to book a hotel directly?": a question about booking, no search
     if u.decision.intended & _booking(known):
         return set()  # the router chose a booking search already ("cheap destinations flying out of X")
-    return named if (u.request or u.dated or u.trip_days or u.short) else set()
+    return named if (u.request or u.dated or u.trip_days or u.short or _asks_search(u, known)) else set()
 
 
 def _searched_at(made: ToolRequest, mention: PlaceMention, known: Known) -> bool:
@@ -263,11 +280,24 @@ def _books(u: Understood, known: Known) -> bool:
     return bool(named) and (u.request or u.dated or u.trip_days)
 
 
-def _guide_question(u: Understood, known: Known) -> bool:
+def _answers_booking(u: Understood, now: TripState, known: Known) -> bool:
+    """Whether the message's days are for a booking search ("reserve it for four days from the 7th", "1
+    day starting the 2nd" while a hotel waits for its dates), not for a plan."""
+    if u.plan_asked or u.plan_cue and not u.books:
+        return False
+    waiting = any(p.name in _booking(known) for p in now.pending or [])
+    return u.books or waiting
+
+
+def _guide_question(u: Understood, now: TripState, known: Known) -> bool:
     """A question on a guide's topic, or on what a place is like, that asks for no booking search: no
     days, and no booking tool named by its nouns ("flights", "a hotel", "fly"). A question whose first
-    topic a tool answers (the weather) goes to the searches."""
+    topic a tool answers (the weather) goes to the searches, and so do a request for what a search finds
+    ("can you find me museums in London?", "are there any attractions?") and one for other results of
+    the last search ("Anything else? Another museum?")."""
     if not (u.topics or u.about_place) or u.dated or u.trip_days:
+        return False
+    if _asks_search(u, known) or (u.again and u.short and now.searches):
         return False
     if u.topics and u.topics[0] in _TOOL_TOPICS and "when" not in u.topics:
         return False  # "what's the weather like there?" is the forecast's; "best month for dry weather", the guide's
@@ -280,6 +310,14 @@ def _guide_question(u: Understood, known: Known) -> bool:
     if not (u.question or u.compare):
         return False
     return not set(u.nouns) & _booking(known)
+
+
+def _asks_search(u: Understood, known: Known) -> bool:
+    """Whether the message asks for what a search beside the guides finds, by that tool's nouns, outright
+    or as "are there any ...": the activities for "can you find me a museum?"."""
+    specs = known.specs.declared
+    named = [n for n in u.nouns if n in specs and not specs[n].books and specs[n].topics]
+    return bool(named) and (u.find or u.some)
 
 
 def _booking(known: Known) -> set[str]:

@@ -41,6 +41,10 @@ class Understood:
     plan_cue: bool = False  # it asks for a plan or what to do with its days
     plan_asked: bool = False  # it asks for a day-by-day plan outright, with or without its days
     about_place: bool = False  # it asks what a place is like, as a whole
+    books: bool = False  # it asks to book or reserve ("reserve the hotel you found")
+    again: bool = False  # it asks for other results of the same search ("anything else?")
+    some: bool = False  # it asks what there is ("are there any museums?")
+    find: bool = False  # it asks for things to be found or listed ("can you find me a museum?")
 
     @property
     def slots(self) -> Slots:
@@ -91,6 +95,10 @@ def understand(
         plan_cue=phrasing.plan_cue(text),
         plan_asked=phrasing.plan_asked(text),
         about_place=phrasing.about_place(text),
+        books=phrasing.books(text),
+        again=phrasing.asks_again(text),
+        some=phrasing.asks_for_some(text),
+        find=phrasing.asks_to_find(text),
     )
 
 

@@ -122,11 +122,23 @@ _NIGHT_SHIFTS = [
 ]
 
 
+# A question about when a flight shown arrives ("Does it arrive the next day?", "Will the flight land the
+# day after?"): no change of the dates, unless the traveller asks it of themselves ("can we arrive ...").
+_ARRIVES = re.compile(
+    r"\b(?:arriv\w*|land(?:s|ing)?|get (?:there|in|to)|gets (?:there|in|to)|llega\w*|atterri\w*|ankomm\w*|"
+    r"kommt\w* an|landet|chega\w*|aterr\w*)\b"
+)
+_SELF = re.compile(r"\b(?:i|we|i'd|we'd|i'll|we'll|can we|could we|nosotros|nous|wir|noi|n[oó]s)\b")
+
+
 def find_shift(text: str, lang: str = "en") -> Shift | None:
     """The date shift ``text`` asks for, or None. How many days and which way is read in every
     language; which end ("the return", "la vuelta") in English and ``lang`` (the message's), since
-    those words are other words elsewhere ("torno" is "around" in Portuguese)."""
+    those words are other words elsewhere ("torno" is "around" in Portuguese). A question about when a
+    flight arrives moves nothing."""
     lowered = text.lower()
+    if "?" in lowered and _ARRIVES.search(lowered) and not _SELF.search(lowered):
+        return None
     nights = _nights(lowered)
     if nights is not None:
         return nights

@@ -58,7 +58,7 @@ SPEC = ToolSpec(
         {"origin", "destination", "departure_date", "return_date", "adults", "children", "cabin"}
     ),
     nouns={
-        "en": ("flight", "flights", "fly", "flying", "fare", "fares", "airfare"),
+        "en": ("flight", "flights", "fly", "flying", "fare", "fares", "airfare", "seats"),
         "es": ("vuelo", "vuelos", "volar"),
         "fr": ("vol", "vols", "avion"),
         "de": ("flug", "flüge", "fliegen", "rückflug", "hinflug"),
