@@ -6,11 +6,16 @@ language, every quote cited.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+from wordfreq import zipf_frequency
 
 from rag.chat.plans import TripPlan, asks_length, trip_plan, with_children
 from rag.chat.quoting import Citations, Passage, quote_blocks
 from rag.chat.sections import (
+    RARE_ZIPF,
+    Section,
     asked_count,
     find_section,
     guide_sections,
@@ -18,7 +23,7 @@ from rag.chat.sections import (
     naming_section,
     quotes_for,
 )
-from rag.chat.selection import Candidate, Query
+from rag.chat.selection import Candidate, Query, score
 from rag.chat.sentences import escape_markdown, fold, section
 from rag.i18n import join_list, message
 
@@ -72,8 +77,10 @@ def from_guide(
         heading = (section(first.heading) or first.heading) if first is not None else None
         found = named(sections, "overview") if query.empty else None
         found = found or next((s for s in sections if s.name == heading), None)
-        if found is None:
-            return None
+        if found is None or (
+            lang == "en" and not query.empty and not _says_any(query, found, question, place)
+        ):
+            return None  # "a good dentist in Lisbon?": the guide says nothing of it
         quotes = quotes_for(query, "", found, asked_count(question))
         if query.empty:
             lead = message(lang, "lead_topic", source=source, topic=shown)
@@ -82,6 +89,17 @@ def from_guide(
     else:
         return None
     return [lead, *english, *quote_blocks(quotes, passages, cites)], False
+
+
+def _says_any(query: Query, sec: Section, question: str, place: str) -> bool:
+    """Whether ``sec`` may answer an English question: one of its sentences says a word of it, or the
+    question names nothing uncommon that the section would have to say ("a good dentist" would)."""
+    score(query, sec.candidates)
+    if any(c.relevance > 0 for c in sec.candidates):
+        return True
+    skipped = set(re.findall(r"[a-z]+", fold(place)))
+    words = [w for w in re.findall(r"[a-z]+", fold(question)) if w not in skipped and len(w) > 2]
+    return not any(zipf_frequency(w, "en") < RARE_ZIPF for w in words)
 
 
 def _plan_blocks(

@@ -64,8 +64,11 @@ class GuideSearch:
             countries = [c.upper() for c in turn.decision.slots.countries] if turn.decision.slots else []
             return await self._search(query, k, user_id, vector, countries=countries)
         if isinstance(action, NoGuide):
-            # The topic documents, and the guide of a guided city next to it (Sintra: Lisbon's).
-            near = [action.near] if action.near else [action.city]
+            # The topic documents, and the guide of a guided city next to it (Sintra: Lisbon's); for
+            # a name no catalogue knows ("Victoria Peak"), any guide, of which the composer quotes
+            # only the sentences that name it (rag.chat.selection.candidates).
+            unplaced = action.near is None and action.city in turn.decision.unknown_places
+            near = [action.near] if action.near else [] if unplaced else [action.city]
             return await self._search(query, k, user_id, vector, places=near)
         hits = await self._search(query, k, user_id, vector, places=[action.city])
         doc = turn.guides.get(norm(action.city))

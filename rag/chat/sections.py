@@ -54,9 +54,10 @@ KEEP_SHARE = 0.6  # of the best sentence's relevance, to be quoted beside it
 POINTING = frozenset("it its it's they their them this these those he she his her both such there".split())
 _ASKED_COUNT = re.compile(r"\b(?:top|best|main)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:sights|things|places|tips)\b")
 # What a section's place costs its relevance: each word fewer that the question says of its topic than
-# of its main one, and each place further down a topic's list of possible sections.
+# of its main one, each topic after the first, and each place further down a topic's list of sections.
 TOPIC_PREFERENCE = 0.5
 PREFERENCE = 0.1
+TOPIC_ORDER = 0.5
 # A word rarer than this in English (wordfreq's Zipf scale: "octopus" 3.1, "tram" 3.4, "quiet" 4.6) may
 # name the thing a question is about; one found in at most two sections with this score picks one.
 RARE_ZIPF = 4.0
@@ -153,13 +154,13 @@ def find_section(
     said = dict(zip(query.topics, query.hits, strict=False)) if query is not None else {}
     most = max((said.get(t, 1) for t in topics), default=1)
     options: list[tuple[str, Section, float]] = []  # topic, section, what its place in the lists costs
-    for topic in topics:
+    for t, topic in enumerate(topics):
         for p, words in enumerate(SECTION_WORDS.get(topic, ())):
             for s in sections:
                 if words in fold(s.name) and all(s is not o[1] for o in options):
-                    # A topic the question says less of than its main one, and a section further down a
-                    # topic's list, cost their section some relevance.
-                    cost = TOPIC_PREFERENCE * (most - said.get(topic, 1)) + PREFERENCE * p
+                    # A topic the question says less of than its main one, or after it, and a section
+                    # further down a topic's list, cost their section some relevance.
+                    cost = TOPIC_PREFERENCE * (most - said.get(topic, 1)) + TOPIC_ORDER * t + PREFERENCE * p
                     options.append((topic, s, cost))
     if len(options) <= 1 or query is None:
         return options[0][:2] if options else None

@@ -64,9 +64,11 @@ TOPICS: tuple[Topic, ...] = (
         (
             "weather climate rain rainy raining temperature temperatures hot cold humid humidity snow sunny "
             "forecast warm chilly tiempo clima lluvia llueve calor frio meteo climat pluie chaud froid "
-            "wetter klima regen kalt heiss chuva quente tempo pioggia caldo freddo"
+            "wetter klima regen kalt heiss chuva quente tempo pioggia caldo freddo snowy snowing snowfall "
+            "colder warmer hotter cooler foggy fog hail cloudy cloud stormy storm overcast windy wind freezing "
+            "frost thunderstorm drizzle"
         ).split()
-        + ["what to expect weather", "quel temps", "que tiempo"],
+        + ["what to expect weather", "quel temps", "que tiempo", "conditions like", "weather conditions"],
         (
             "weather climate rain rainy rainfall temperature °c °f degree hot cold cool warm mild humid humidity "
             "dry wet snow sunny sunshine sun season monsoon typhoon hurricane storm heat heatwave spring "
@@ -344,6 +346,10 @@ TOPICS: tuple[Topic, ...] = (
             "fim de semana",
             "cuantos dias",
             "combien de jours",
+            "wie viele tage",
+            "wie lange",
+            "quanti giorni",
+            "quantos dias",
         ],
         "day weekend itinerary covers short break".split(),
     ),

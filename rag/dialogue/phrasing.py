@@ -163,7 +163,7 @@ def recall_cue(text: str) -> bool:
 # A question of its own, not "what about ...?".
 _QUESTION_WORD = re.compile(
     r"^\W*(?:(?:so|and|but|ok|okay|also|hmm|well|then|y|et|und|e|ma|pero|mais|aber|entonces|alors|dann|"
-    r"quindi|entao)\W+)*(?:(?:what|how)(?!\s+about\b)|is|are|was|were|do|does|did|can|could|should|would|will|"
+    r"quindi|entao)\W+)*(?:whats|hows|wheres|whos|whens|(?:what|how)(?!\s+about\b)|is|are|was|were|do|does|did|can|could|should|would|will|"
     r"why|when|where|which|who|any|anything|que|como|donde|cuando|cual|cuales|quien|hay|es|esta|vale|merece|"
     r"est ce|quel(?:le)?s?|comment|ou|pourquoi|combien|y a t il|faut il|vaut|peut on|welche[rsmn]?|was|wie|"
     r"wo|wann|warum|gibt|ist|sind|lohnt|kann|cosa|come|dove|quando|quale|quali|perche|ce|vale|conviene|"
@@ -256,6 +256,20 @@ _FIND = re.compile(
 def asks_to_find(text: str) -> bool:
     """Whether ``text`` asks for things to be found or listed ("Could you find me some attractions?")."""
     return bool(_FIND.search(fold(text)))
+
+
+# Asking how to get somewhere ("how do I get from the airport to the centre?", "¿cómo llego ...?").
+_GETTING_THERE = re.compile(
+    r"\b(?:how (?:do|can|should|would|to) (?:i |we |you |one )?(?:get|go|travel|reach)|best way (?:to|from|into)|"
+    r"getting (?:from|to|into)|como (?:llego|llegar|voy|ir|chego|chegar|vou)|comment (?:aller|me rendre|"
+    r"rejoindre|se rendre|aller)|wie (?:komme|kommt|kommen|gelange|fahre)|come (?:arrivo|arrivare|raggiungo|"
+    r"raggiungere|vado|andare|muoversi))\b"
+)
+
+
+def getting_there(text: str) -> bool:
+    """Whether ``text`` asks how to get somewhere, a guide's transport question."""
+    return bool(_GETTING_THERE.search(fold(text)))
 
 
 # Asking what there is ("are there any museums?", "some attractions"), not about one thing.

@@ -16,6 +16,8 @@ The rules, in order (each decision's ``why`` names the one that chose it):
    there from the airport?") with no days, no outright request and no booking tool named is answered
    from the guide of the place it names, else the trip's; never a booking search. A request for what a
    search finds ("can you find me a museum in London?", "are there any attractions?") is that search.
+   A guide question naming no place in a conversation without one is answered from whichever guide
+   says it ("Can I visit the Vatican Museums for free?"), no city asked for.
 6. ``search`` / ``ask``: the searches the message asks for, answers or changes (rag.dialogue.booking):
    called when complete, else asked about. An open question yields to a new request of another kind.
 7. ``guide`` again for a message that asks no search: about the place it names or the trip's; ``compare``
@@ -127,17 +129,29 @@ def decide(state: TripState, u: Understood, known: Known) -> Decision:
         and u.topics[:1] != ("weather",)
         and not _books(u, known)
         and not _answers_booking(u, now, known)
+        and not (u.compare and len(_places(u)) >= 2)  # "Lisbon or Porto for a weekend?"
     ):
         city = place or now.destination_name
         if city:
             return _about(city, Plan(city, days, Said(why="plan")), known, u, [*events, *moved])
-    if _guide_question(u, now, known) and (place or now.destination_name):
+    guide_question = _guide_question(u, now, known)
+    if guide_question and not (place or now.destination_name) and not (u.find or u.request):
+        # "Can I visit the Vatican Museums for free?": whichever guide says it, no city asked for.
+        return Decision(General(Said(why="guide question: no place")), tuple(events))
+    if guide_question and (place or now.destination_name):
         city = place or now.destination_name or ""
         if "daytrips" in u.topics:
             # "Is Sintra doable as a day trip (from Lisbon)?": the guide of the city it is made from.
+            # Only from a city next to it (or next to a place no catalogue knows): Porto is no day trip
+            # in Lisbon's guide.
             bases = [p.place.city_name for p in u.slots.places if p.role == "origin"]
             bases += [now.destination_name] if now.destination_name else []
-            city = next((b for b in bases if norm(b) in known.guides), city)
+            near = known.near.get(norm(city))
+            unplaced = city in u.decision.unknown_places
+            city = next(
+                (b for b in bases if norm(b) in known.guides and (norm(b) == norm(near or "") or unplaced)),
+                city,
+            )
         if u.compare and len(_places(u)) >= 2:
             return Decision(Compare(tuple(_places(u)), Said(why="compare")), tuple(events))
         return _about(
@@ -192,8 +206,10 @@ def _about(city: str, action: Guide | Plan, known: Known, u: Understood, events:
     """A guide answer or a plan for ``city``, or, without its guide, that said and what the tools offer."""
     if norm(city) in known.guides:
         return Decision(action, tuple(events))
-    topics = () if isinstance(action, Plan) else u.topics[:1]
-    offer = _things_to_do(city, topics, known)
+    topics = () if isinstance(action, Plan) or u.about_place else u.topics[:1]
+    # Things to do looked up only where the tools can find the place (not "my rock party"), and not for
+    # whether it is worth a visit.
+    offer = () if city in u.decision.unknown_places else _things_to_do(city, topics, known)
     near = known.near.get(norm(city))
     return Decision(NoGuide(city, offer, near, Said(why=f"{action.said.why}: no guide")), tuple(events))
 
@@ -305,7 +321,8 @@ def _guide_question(u: Understood, now: TripState, known: Known) -> bool:
     # for Lisbon", "which airports serve London"): the message is its search.
     specs = known.specs.declared
     named = set(u.nouns) & u.decision.intended
-    if any(n in specs and not specs[n].books and not specs[n].topics for n in named):
+    getting_there = phrasing.getting_there(u.text)  # "how do I get from the airport to the centre?"
+    if any(n in specs and not specs[n].books and not specs[n].topics for n in named) and not getting_there:
         return False
     if not (u.question or u.compare):
         return False
@@ -330,9 +347,9 @@ def _places(u: Understood) -> list[str]:
 
 
 def _place(u: Understood, now: TripState) -> str | None:
-    """The place the message asks about: the one it names (not where it leaves from), a name no
-    catalogue knows, else None (the trip's, said by the caller)."""
-    named = [p for p in u.slots.places if p.role != "origin" or len(u.slots.places) == 1]
+    """The place the message asks about: the one it names (not where it leaves from, unless it names
+    only that), a name no catalogue knows, else None (the trip's, said by the caller)."""
+    named = [p for p in u.slots.places if p.role != "origin"] or list(u.slots.places)
     if named:
         return (
             named[-1].place.city_name if u.slots.destination is None else u.slots.destination.place.city_name

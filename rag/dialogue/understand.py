@@ -89,7 +89,7 @@ def understand(
         pick=phrasing.pick(text),
         question=phrasing.is_question(text),
         request=phrasing.is_request(text),
-        nouns=named_tools(text, tools),
+        nouns=named_tools(text, tools, decision.lang),
         commands=any(v == "command" for v in decision.vias.values()),
         trip_days=phrasing.trip_days(text),
         plan_cue=phrasing.plan_cue(text),
@@ -103,16 +103,24 @@ def understand(
 
 
 _TOKEN = re.compile(r"[^\W_]+")
+# Rooms that are no lodging: "book me a meeting room", "find the living room tapes".
+_OTHER_ROOMS = re.compile(
+    r"\b(?:meeting|living|conference|dining|class|chat|escape|bath|board|waiting|storage|laundry|"
+    r"changing|dressing|my|your|his|her|their)\s+rooms?\b"
+)
 
 
-def named_tools(text: str, tools: ToolCatalogue) -> tuple[str, ...]:
-    """The tools whose nouns the message holds, in any of the languages they are declared in."""
-    folded = fold(text)
+def named_tools(text: str, tools: ToolCatalogue, lang: str | None = None) -> tuple[str, ...]:
+    """The tools whose nouns the message holds, in English and ``lang`` (the message's; every declared
+    language when None): "vol" is a flight in French, a volume in English."""
+    folded = _OTHER_ROOMS.sub(" ", fold(text))
     words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", folded))
     spaced = " " + " ".join(_TOKEN.findall(folded)) + " "
     named = []
     for spec in tools.values():
-        nouns = {fold(n) for ns in spec.nouns.values() for n in ns}
+        nouns = {
+            fold(n) for code, ns in spec.nouns.items() if lang is None or code in ("en", lang) for n in ns
+        }
         if words & nouns or any(" " in n and f" {n} " in spaced for n in nouns):
             named.append(spec.name)
     return tuple(named)

@@ -100,7 +100,11 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("next_week", re.compile(r"\bnext\s+week\b")),
-    ("weekday", re.compile(rf"\b(?:(next|this|on|coming)\s+)?{_WD}\b")),
+    # Not "on a Tuesday", "every Monday", "Sundays": any such day, no date.
+    (
+        "weekday",
+        re.compile(rf"(?<!\ba )(?<!\bany )(?<!\bevery )(?<!\beach )\b(?:(next|this|on|coming)\s+)?{_WD}\b"),
+    ),
     (
         "this_month",
         re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(this|next|the coming)\s+month\b"),

@@ -96,7 +96,7 @@ SPEC = ToolSpec(
         "args": ["city", "check_in", "nights"],
         "keywords": [
             r"🏨|🛏|\bh(o|ô|ot)te?ls?\b|\bhotle?s?\b|\bmotels?\b|\balbergo\b|\bhospedaje\b|\bunterkunft\b",
-            r"\brooms?\b|accomm?odation|somewhere to stay|place to stay|where to sleep|\blodging\b|\bhostels?\b|\bb&b\b",
+            r"(?<!meeting )(?<!living )(?<!conference )(?<!dining )(?<!my )\brooms?\b|accomm?odation|somewhere to stay|place to stay|where to sleep|\blodging\b|\bhostels?\b|\bb&b\b",
             r"\b(house|home|apartment|flat|condo|cottage|villa|cabin|airbnb|holiday rental|vacation rental)s? (to (stay|rent|book)|for (rent|my|our|the|a|\d|one|two|three))|\b(rent|book|reserve|find|need) (me |us )?(a |an )?(house|home|apartment|flat|villa|cottage|cabin|place)\b|\bcheck(ing)?[- ]in (on|date|for|at|the|today|tomorrow|next|this|later)\b|\bstay(ing)? (there|at|in)\b",
             r"\b\d+ nights?\b|\b(one|two|three|four|five|six|seven) nights?\b",
             r"\b(a|an) (house|flat|apartment|villa|riad|ryokan|cottage|condo|guesthouse)\b|\bsomewhere (to stay|to sleep|central|near|by the|close to)\b|\b(un|una) (piso|apartamento|casa|appartamento|alloggio|logement|appartement|g(î|i)te)\b|\b(um|uma) (casa|apartamento|quarto)\b|\b(eine|ein) (ferienwohnung|wohnung|unterkunft|zimmer|apartment)\b",

@@ -37,7 +37,17 @@ SPEC = ToolSpec(
         },
     },
     nouns={
-        "en": ("airports", "iata", "codes", "airport code", "city code"),
+        "en": (
+            "airports",
+            "iata",
+            "codes",
+            "airport code",
+            "city code",
+            "which airport",
+            "what airport",
+            "airport serves",
+            "one airport",
+        ),
         "es": ("aeropuertos", "código"),
         "fr": ("aéroports", "code aéroport"),
         "de": ("flughäfen", "flughafencode"),
