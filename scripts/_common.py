@@ -119,3 +119,48 @@ NO_RATE_LIMITS = {
     "WAYFARER_SERVER__ROUTE_RATE_LIMIT": "0",
     "WAYFARER_SERVER__TOOL_RATE_LIMIT": "0",
 }
+
+
+async def wait_ready(base: str, within: float = 3600) -> None:
+    """Until ``base``/readyz says 200 (the index seeded), or SystemExit after ``within`` seconds."""
+    import asyncio
+    import time
+
+    import aiohttp
+
+    deadline = time.monotonic() + within
+    async with aiohttp.ClientSession() as session:
+        while True:
+            try:
+                async with session.get(f"{base}/readyz") as resp:
+                    if resp.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the service at {base} did not get ready in {within:.0f} s")
+            await asyncio.sleep(1)
+
+
+@contextlib.asynccontextmanager
+async def seeded_service(cache: Path, env: dict[str, str]) -> AsyncIterator[str]:
+    """The service in this process with ``env``, ready, on a private copy of a data directory seeded
+    once and kept in ``cache``; yields its base URL."""
+    import shutil
+    import sys
+    import tempfile
+    import time
+
+    template = cache / "data"
+    if not (cache / "seeded").exists():
+        print(f"seeding {template} (first run only)", file=sys.stderr, flush=True)
+        template.mkdir(parents=True, exist_ok=True)
+        async with serve_in_process({**env, "WAYFARER_SERVER__DATA_DIR": str(template)}) as (url, _):
+            await wait_ready(url)
+        (cache / "seeded").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(template, data)
+        async with serve_in_process({**env, "WAYFARER_SERVER__DATA_DIR": str(data)}) as (url, _):
+            await wait_ready(url)
+            yield url

@@ -29,14 +29,12 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -545,43 +543,11 @@ async def replay(session: aiohttp.ClientSession, base: str, dialogue: Dialogue) 
     return records
 
 
-async def _wait_ready(base: str, within: float = 3600) -> None:
-    deadline = time.monotonic() + within
-    async with aiohttp.ClientSession() as session:
-        while True:
-            try:
-                async with session.get(f"{base}/readyz") as resp:
-                    if resp.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the service at {base} did not get ready in {within:.0f} s")
-            await asyncio.sleep(1)
-
-
-@asynccontextmanager
-async def local_service() -> AsyncIterator[str]:
+def local_service() -> AbstractAsyncContextManager[str]:
     """The service in this process on a private copy of a seeded data directory (seeded once, cached)."""
-    from scripts._common import NO_RATE_LIMITS, serve_in_process
+    from scripts._common import NO_RATE_LIMITS, seeded_service
 
-    template = CACHE / "data"
-    if not (CACHE / "seeded").exists():
-        print(f"seeding {template} (first run only)", file=sys.stderr, flush=True)
-        template.mkdir(parents=True, exist_ok=True)
-        async with serve_in_process(
-            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(template)}
-        ) as (url, _):
-            await _wait_ready(url)
-        (CACHE / "seeded").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
-        shutil.copytree(template, data)
-        async with serve_in_process(
-            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(data)}
-        ) as (url, _):
-            await _wait_ready(url)
-            yield url
+    return seeded_service(CACHE, {**SETTINGS, **NO_RATE_LIMITS})
 
 
 def subset(dialogues: list[Dialogue], limit: int | None, sample: int | None) -> list[Dialogue]:

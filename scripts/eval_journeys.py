@@ -26,13 +26,11 @@ import asyncio
 import datetime as dt
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -41,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp  # noqa: E402
 
-from scripts.eval_dialogues import _call, _wait_ready  # noqa: E402
+from scripts.eval_dialogues import _call  # noqa: E402
 from scripts.journey_scoring import (  # noqa: E402
     PlaceTables,
     format_summary,
@@ -114,28 +112,11 @@ async def replay(
     return today, records
 
 
-@asynccontextmanager
-async def local_service() -> AsyncIterator[str]:
+def local_service() -> AbstractAsyncContextManager[str]:
     """The service in this process on a private copy of a seeded data directory (seeded once, cached)."""
-    from scripts._common import NO_RATE_LIMITS, serve_in_process
+    from scripts._common import NO_RATE_LIMITS, seeded_service
 
-    template = CACHE / "data"
-    if not (CACHE / "seeded").exists():
-        print(f"seeding {template} (first run only)", file=sys.stderr, flush=True)
-        template.mkdir(parents=True, exist_ok=True)
-        async with serve_in_process(
-            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(template)}
-        ) as (url, _):
-            await _wait_ready(url)
-        (CACHE / "seeded").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data"
-        shutil.copytree(template, data)
-        async with serve_in_process(
-            {**SETTINGS, **NO_RATE_LIMITS, "WAYFARER_SERVER__DATA_DIR": str(data)}
-        ) as (url, _):
-            await _wait_ready(url)
-            yield url
+    return seeded_service(CACHE, {**SETTINGS, **NO_RATE_LIMITS})
 
 
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:

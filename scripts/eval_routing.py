@@ -10,8 +10,9 @@ Each line: {"text": str, "expected_tools": [names]} (an empty list means no tool
 fits on; tests/data/routing_test.jsonl is never fitted on either, and the dev set is (its out-of-fold
 figures come from fit_routing.py). A message's prediction is every tool the router chose: those it
 would call, those waiting for parameters (`missing`) and those asked for whose days are beyond their
-reach (`later`: a forecast months ahead); /v1/route answers as the chat decides (rag.dialogue.policy). Without --url the service is started in this
-process on the embedded defaults (the configured LLM, if any, included). Prints per-tool precision,
+reach (`later`: a forecast months ahead); /v1/route answers as the chat decides (rag.dialogue.policy),
+and that depends on the guides the index holds. Without --url the service is started in this process
+on the embedded defaults, seeded as it starts (the configured LLM, if any, included). Prints per-tool precision,
 recall and F1, exact-match accuracy, no-tool messages left alone and no-tool precision, and route
 latency p50/p99 as the client sees it (sequential requests, HTTP round trip included).
 """
@@ -32,6 +33,8 @@ import aiohttp  # noqa: E402
 from rag.retrieval.metrics import percentile  # noqa: E402
 from rag.routing.evaluation import format_report, report, split  # noqa: E402
 from scripts.routing_data import DEV, UNSEEN, load_rows, public_rows  # noqa: E402
+
+CACHE = Path.home() / ".cache" / "wayfarer" / "eval-routing"
 
 
 async def evaluate(
@@ -55,21 +58,20 @@ async def evaluate(
 
 
 async def in_process(rows: list[dict[str, Any]]) -> tuple[list[tuple[set[str], set[str]]], list[float]]:
-    """The service on the embedded defaults in this process (no seeding: routing does not need it)."""
-    from scripts._common import NO_RATE_LIMITS, serve_in_process
+    """The service on the embedded defaults in this process, seeded as it starts: what /v1/route decides
+    depends on which guides there are ("things to do in Rome" is the guide's, in a city without one
+    the activities')."""
+    from scripts._common import NO_RATE_LIMITS, seeded_service
 
-    async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false", **NO_RATE_LIMITS}) as (url, _):
+    async with seeded_service(CACHE, NO_RATE_LIMITS) as url:
         return await evaluate(url, rows)
 
 
 async def evaluate_all(url: str | None, sets: dict[str, list[dict[str, Any]]]) -> None:
     if url is None:
-        from scripts._common import NO_RATE_LIMITS, serve_in_process
+        from scripts._common import NO_RATE_LIMITS, seeded_service
 
-        async with serve_in_process({"WAYFARER_INDEX__SEED_ON_START": "false", **NO_RATE_LIMITS}) as (
-            local,
-            _,
-        ):
+        async with seeded_service(CACHE, NO_RATE_LIMITS) as local:
             await evaluate_all(local, sets)
         return
     await evaluate(url, [{"text": "warm up the model", "expected_tools": []}])

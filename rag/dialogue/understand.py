@@ -103,17 +103,18 @@ def understand(
 
 
 _TOKEN = re.compile(r"[^\W_]+")
-# Rooms that are no lodging: "book me a meeting room", "find the living room tapes".
-_OTHER_ROOMS = re.compile(
+# Rooms that are no lodging ("book me a meeting room") and codes that are no airport's ("the dress code for temples").
+_OTHER_THINGS = re.compile(
     r"\b(?:meeting|living|conference|dining|class|chat|escape|bath|board|waiting|storage|laundry|"
     r"changing|dressing|my|your|his|her|their)\s+rooms?\b"
+    r"|\b(?:dress|promo|promotional|discount|voucher|zip|postal|post|area|country|source|qr)\s+codes?\b"
 )
 
 
 def named_tools(text: str, tools: ToolCatalogue, lang: str | None = None) -> tuple[str, ...]:
     """The tools whose nouns the message holds, in English and ``lang`` (the message's; every declared
     language when None): "vol" is a flight in French, a volume in English."""
-    folded = _OTHER_ROOMS.sub(" ", fold(text))
+    folded = _OTHER_THINGS.sub(" ", fold(text))
     words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", folded))
     spaced = " " + " ".join(_TOKEN.findall(folded)) + " "
     named = []

@@ -49,7 +49,10 @@ SPEC = ToolSpec(
     nouns={
         "en": (
             "activities",
+            "tour",
             "tours",
+            "excursion",
+            "excursions",
             "attraction",
             "attractions",
             "museum",

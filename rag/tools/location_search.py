@@ -43,6 +43,8 @@ SPEC = ToolSpec(
             "codes",
             "airport code",
             "city code",
+            "code for",
+            "letter code",
             "which airport",
             "what airport",
             "airport serves",
