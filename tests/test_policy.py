@@ -269,6 +269,37 @@ CASES = [
         tools=(("hotel_search", "keyword"),),
         calls={"hotel_search": {"check_in": "2026-12-05"}},
     ),
+    Case(
+        "a request by a tool's word alone asks for what the search needs",
+        "I need an economy seat on a plane.",
+        kind=Ask,
+        waiting={"flight_search": ["origin", "destination", "departure_date"]},
+    ),
+    Case(
+        "a word that only resembles a place looks nothing up",
+        "add ian gillan to my rock party",
+        kind=NoGuide,
+        expect={"offer": ()},
+    ),
+    Case(
+        "what the weather will do this month is the forecast's",
+        "will there be snowfall this month?",
+        tools=(("weather_forecast", "semantic"),),
+        kind=Ask,
+        waiting={"weather_forecast": ["city"]},
+    ),
+    Case(
+        "the code of an airport is the location tool's",
+        "what's the code for cancun airport",
+        tools=(("location_search", "semantic"),),
+        calls={"location_search": {}},
+    ),
+    Case(
+        "a dress code is the guide's",
+        "whats the dress code for temples?",
+        TripState(destination_name="Tokyo"),
+        kind=Guide,
+    ),
 ]
 
 

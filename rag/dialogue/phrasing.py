@@ -347,3 +347,15 @@ _PLAN_ASKED = re.compile(
 def plan_asked(text: str) -> bool:
     """Whether ``text`` asks for a day-by-day plan outright ("ok, plan it for me day by day")."""
     return bool(_PLAN_ASKED.search(fold(text)))
+
+
+_FORETOLD = re.compile(
+    r"\b(?:will (?:it|there)|(?:is|are) (?:it|there) going to|va a (?:llover|nevar|hacer)|"
+    r"va-t-il|wird es|vai (?:chover|nevar|fazer)|piovera|nevichera)\b"
+)
+
+
+def foretold(text: str) -> bool:
+    """Whether ``text`` asks what the weather will do ("will there be snowfall this month?"), not when
+    to go ("is April a good month for it?")."""
+    return bool(_FORETOLD.search(fold(text)))

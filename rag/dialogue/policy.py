@@ -34,7 +34,7 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from connectors.places import PlaceMention
+from connectors.places import PlaceMention, fold
 from rag.dialogue import phrasing
 from rag.dialogue.actions import (
     Action,
@@ -209,9 +209,20 @@ def _about(city: str, action: Guide | Plan, known: Known, u: Understood, events:
     topics = () if isinstance(action, Plan) or u.about_place else u.topics[:1]
     # Things to do looked up only where the tools can find the place (not "my rock party"), and not for
     # whether it is worth a visit.
-    offer = () if city in u.decision.unknown_places else _things_to_do(city, topics, known)
+    # Looked up only for what is asked ("anything for kids in Dallas?", not "add Dallas to my playlist").
+    asked = u.question or u.find or u.some or u.request or phrasing.changes_asked(u.text)
+    offer = _things_to_do(city, topics, known) if asked and _named_as_itself(city, u) else ()
     near = known.near.get(norm(city))
     return Decision(NoGuide(city, offer, near, Said(why=f"{action.said.why}: no guide")), tuple(events))
+
+
+def _named_as_itself(city: str, u: Understood) -> bool:
+    """Whether the message names ``city`` as a place the tools can find: not a name no catalogue knows
+    ("my rock party"), nor a lower-case word that only resembles one ("add ian gillan": Gjilan)."""
+    if city in u.decision.unknown_places:
+        return False
+    said = [m.text for m in u.slots.places if m.place.city_name == city]
+    return not said or any(t[:1].isupper() or fold(t) in fold(city).split() + [fold(city)] for t in said)
 
 
 def _things_to_do(city: str, topics: tuple[str, ...], known: Known) -> tuple[PlannedCall, ...]:
@@ -315,7 +326,7 @@ def _guide_question(u: Understood, now: TripState, known: Known) -> bool:
         return False
     if _asks_search(u, known) or (u.again and u.short and now.searches):
         return False
-    if u.topics and u.topics[0] in _TOOL_TOPICS and "when" not in u.topics:
+    if u.topics and u.topics[0] in _TOOL_TOPICS and ("when" not in u.topics or phrasing.foretold(u.text)):
         return False  # "what's the weather like there?" is the forecast's; "best month for dry weather", the guide's
     # A tool the router chose that the message names, and that no guide answers ("the airport code
     # for Lisbon", "which airports serve London"): the message is its search.

@@ -60,7 +60,7 @@ NUMBER_WORDS.update(
     }
 )
 
-_M = rf"({alternation(MONTHS)})\.?"
+_M = rf"({alternation(MONTHS)})\.?(?!\w)"  # "2 nov", not "vol 2 novel"
 _D = r"(\d{1,2})(?:st|nd|rd|th)?"
 _Y = r"(?:,?\s*(\d{4}))?"
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|couple of|few)"
