@@ -142,6 +142,13 @@ class LiveSettings(BaseModel):
     freshness: dict[str, int] = Field(default_factory=dict)
     max_text_chars: int = Field(600, ge=50)
     shutdown_grace_seconds: float = Field(5.0, ge=0)
+    # Tool calls waiting to be written: past this, a user's request waits for room (back-pressure) and a
+    # call made without a user is not queued (its results serve nothing but the same request again).
+    queue_max_calls: int = Field(256, ge=1)
+    # Vectors kept by content (the same offer shown to many users is embedded once), in process and,
+    # with vector_cache_shared, in the KV store for the other replicas (a day).
+    vector_cache_entries: int = Field(20000, ge=0)
+    vector_cache_shared: bool = True
 
 
 class RoutingSettings(BaseModel):

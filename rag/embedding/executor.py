@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rag.embedding.batching import MicroBatcher
 from rag.errors import EmbeddingError
+
+logger = logging.getLogger(__name__)
+# How much less CPU a background model thread gets than a request's when both want a core (Linux nice).
+BACKGROUND_NICENESS = 10
+
+
+def model_executor(prefix: str, workers: int = 1, *, background: bool = False) -> ThreadPoolExecutor:
+    """A dedicated executor for model work. ``background``: its threads yield the cores to the threads
+    that serve requests (the event loop, the query model) whenever both are runnable."""
+    return ThreadPoolExecutor(
+        max_workers=workers, thread_name_prefix=prefix, initializer=_lower_priority if background else None
+    )
+
+
+def _lower_priority() -> None:
+    """This thread's scheduling priority lowered (a thread is a task of its own on Linux)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
+    except (AttributeError, OSError):  # not Linux, or not allowed: the thread keeps the usual priority
+        logger.debug("could not lower a background model thread's priority", exc_info=True)
 
 
 class ExecutorEmbedder:

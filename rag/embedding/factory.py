@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rag.embedding.base import Embedder, SparseEncoder
+from rag.kv.base import KVStore
 from rag.settings import Settings
 
 
@@ -19,6 +22,31 @@ async def create_query_embedder(settings: Settings, documents: Embedder) -> Embe
     from rag.embedding.onnx import OnnxEmbedder
 
     return await OnnxEmbedder.load(settings.embedding)
+
+
+async def create_live_embedder(
+    settings: Settings,
+    documents: Embedder,
+    query: Embedder,
+    kv: KVStore,
+    count: Callable[[str, int], None] | None = None,
+) -> tuple[Embedder, Embedder | None]:
+    """The embedder that writes tool results: a background copy of the query model (its own thread,
+    which yields the cores to requests, so a query never waits behind a write), behind a vector cache
+    keyed on content. Also what to close when done (the copy), if one was made."""
+    own: Embedder | None = None
+    inner = documents
+    if query is not documents:
+        from rag.embedding.onnx import OnnxEmbedder
+
+        own = inner = await OnnxEmbedder.load(settings.embedding, background=True)
+    live = settings.live
+    if live.vector_cache_entries == 0:
+        return inner, own
+    from rag.embedding.cache import CachedEmbedder
+
+    shared = kv if live.vector_cache_shared else None
+    return CachedEmbedder(inner, live.vector_cache_entries, shared, count=count), own
 
 
 def create_sparse_encoder(settings: Settings) -> SparseEncoder:

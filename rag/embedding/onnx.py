@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.embedding.executor import ExecutorEmbedder
+from rag.embedding.executor import ExecutorEmbedder, model_executor
 from rag.errors import ConfigError
 from rag.settings import EmbeddingSettings
 
@@ -38,8 +38,10 @@ class OnnxEmbedder(ExecutorEmbedder):
         self._settings = settings
 
     @classmethod
-    async def load(cls, settings: EmbeddingSettings) -> OnnxEmbedder:
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="onnx")
+    async def load(cls, settings: EmbeddingSettings, *, background: bool = False) -> OnnxEmbedder:
+        """The model on a one-thread executor of its own; ``background``: one that yields the cores to
+        request work (a second copy for writing tool results, so queries never wait behind it)."""
+        executor = model_executor("onnx-bg" if background else "onnx", background=background)
         try:
             session, tokenizer, counter = await asyncio.get_running_loop().run_in_executor(executor, _load)
         except Exception as exc:

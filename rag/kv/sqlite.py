@@ -7,7 +7,6 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,8 @@ _LIVE = "(expires_at IS NULL OR expires_at > ?)"
 class SQLiteKV:
     """One aiosqlite connection in autocommit mode; every operation is one statement run under a lock.
 
-    Each operation executes, reads its rows and closes its cursor before the next one starts, so no
+    Each operation executes, reads its rows and closes its cursor in one round trip to the database's
+    thread before the next one starts, so no
     coroutine can commit (or step) while another's statement is still open on the shared connection
     ("cannot commit transaction - SQL statements in progress"), and no two operations interleave.
     """
@@ -80,36 +80,34 @@ class SQLiteKV:
             raise KVUnavailableError("the key-value store is not open")
         return self._db
 
-    async def _run(
-        self, what: str, sql: str, args: tuple[object, ...], *, write: bool = True
-    ) -> tuple[list[Any], int]:
-        """Run one statement to completion and close its cursor; return its rows and rowcount."""
+    async def _run(self, what: str, sql: str, args: tuple[object, ...], *, write: bool = True) -> list[Any]:
+        """Run one statement to completion in one round trip to the database's thread (execute, fetch
+        and close together); return its rows. Writes that must say whether they changed a row say it
+        with ``RETURNING``."""
         async with self._lock:
             conn = self._conn
             try:
-                async with conn.execute(sql, args) as cur:
-                    rows: Iterable[Any] = await cur.fetchall()
-                    count = cur.rowcount
+                rows = await conn.execute_fetchall(sql, args)
                 if write:
                     self._writes += 1
                     if self._writes % self.SWEEP_EVERY == 0:
-                        await conn.execute(_SWEEP, (time.time(),))
+                        await conn.execute_fetchall(_SWEEP, (time.time(),))
             except sqlite3.Error as exc:
                 raise KVUnavailableError(f"key-value {what} failed: {exc}") from exc
-        return list(rows), count
+        return list(rows)
 
     async def set_if_absent(self, key: str, value: str, ttl: float | None = None) -> bool:
         now = time.time()
         expires = now + ttl if ttl is not None else None
         # One statement: insert, or take over a key whose value has expired.
-        _, count = await self._run(
+        rows = await self._run(
             "write",
             "INSERT INTO kv (key, value, expires_at) VALUES (?, ?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at "
-            "WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?",
+            "WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ? RETURNING 1",
             (key, value, expires, now),
         )
-        return count == 1
+        return len(rows) == 1
 
     async def set(self, key: str, value: str, ttl: float | None = None) -> None:
         expires = time.time() + ttl if ttl is not None else None
@@ -120,7 +118,7 @@ class SQLiteKV:
         )
 
     async def get(self, key: str) -> str | None:
-        rows, _ = await self._run(
+        rows = await self._run(
             "read", f"SELECT value FROM kv WHERE key = ? AND {_LIVE}", (key, time.time()), write=False
         )
         return str(rows[0][0]) if rows else None
@@ -128,12 +126,12 @@ class SQLiteKV:
     async def delete(self, key: str) -> bool:
         # One statement removes the row, expired or not; only a live one counts as deleted.
         now = time.time()
-        rows, _ = await self._run("delete", "DELETE FROM kv WHERE key = ? RETURNING expires_at", (key,))
+        rows = await self._run("delete", "DELETE FROM kv WHERE key = ? RETURNING expires_at", (key,))
         return any(expires is None or expires > now for (expires,) in rows)
 
     async def incr(self, key: str, ttl: float) -> int:
         now = time.time()
-        rows, _ = await self._run(
+        rows = await self._run(
             "write",
             "INSERT INTO kv (key, value, expires_at) VALUES (?, '1', ?) "
             "ON CONFLICT(key) DO UPDATE SET "
@@ -148,23 +146,25 @@ class SQLiteKV:
 
     async def renew(self, key: str, value: str, ttl: float) -> bool:
         now = time.time()
-        _, count = await self._run(
+        rows = await self._run(
             "write",
-            f"UPDATE kv SET expires_at = ? WHERE key = ? AND value = ? AND {_LIVE}",
+            f"UPDATE kv SET expires_at = ? WHERE key = ? AND value = ? AND {_LIVE} RETURNING 1",
             (now + ttl, key, value, now),
         )
-        return count == 1
+        return len(rows) == 1
 
     async def delete_if(self, key: str, value: str) -> bool:
-        _, count = await self._run(
-            "write", f"DELETE FROM kv WHERE key = ? AND value = ? AND {_LIVE}", (key, value, time.time())
+        rows = await self._run(
+            "write",
+            f"DELETE FROM kv WHERE key = ? AND value = ? AND {_LIVE} RETURNING 1",
+            (key, value, time.time()),
         )
-        return count == 1
+        return len(rows) == 1
 
     async def scan_prefix(self, prefix: str) -> dict[str, str]:
         # Range scan on the primary key; no LIKE, so '%' and '_' in keys are literal.
         upper = prefix + "\U0010ffff"
-        rows, _ = await self._run(
+        rows = await self._run(
             "scan",
             f"SELECT key, value FROM kv WHERE key >= ? AND key < ? AND {_LIVE}",
             (prefix, upper, time.time()),

@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 import logging
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -60,32 +61,63 @@ class IngestQueue:
     """Finished calls wait here; one worker ingests everything queued together, a batch at a time.
 
     Coalescing turns many small embedding calls and writes into a few larger ones, which takes much less
-    CPU from the requests being served than a task per call.
+    CPU from the requests being served than a task per call. The queue is bounded: past ``max_calls``
+    waiting, a user's call waits for room before its request answers (back-pressure: recall must find
+    every result a user was shown), and a call without a user is not queued (its results would answer
+    nothing but the same request again). The metrics show the queue's length, how long calls wait in it,
+    the batches written and what was refused.
     """
 
     def __init__(
-        self, ingestor: LiveIngestor, tasks: BackgroundTasks, metrics: Metrics, max_calls: int = 8
+        self,
+        ingestor: LiveIngestor,
+        tasks: BackgroundTasks,
+        metrics: Metrics,
+        max_calls: int = 256,
+        batch_calls: int = 8,
     ) -> None:
         self._ingestor = ingestor
         self._metrics = metrics
         self._tasks = tasks
         self._max_calls = max_calls
-        self._pending: list[tuple[ToolCall, str, str]] = []
+        self._batch_calls = batch_calls
+        self._pending: list[tuple[ToolCall, str, str, float]] = []  # call, scope, key, when queued
         self._writing: list[tuple[ToolCall, str, str]] = []  # the batch being written now
         self._running = False
+        self._room = asyncio.Condition()
 
-    def submit(self, call: ToolCall, scope: str, key: str) -> None:
-        self._pending.append((call, scope, key))
+    def __len__(self) -> int:
+        return len(self._pending) + len(self._writing)
+
+    async def submit(self, call: ToolCall, scope: str, key: str) -> bool:
+        """Queue ``call``'s results under ``scope``; False when it was not queued (no user, queue full)."""
+        if len(self._pending) >= self._max_calls:
+            if scope == ANONYMOUS_SCOPE:
+                self._metrics.ingest_refused.labels("no_user").inc()
+                return False
+            self._metrics.ingest_refused.labels("waited").inc()
+            async with self._room:
+                await self._room.wait_for(lambda: len(self._pending) < self._max_calls)
+        self._pending.append((call, scope, key, time.monotonic()))
+        self._metrics.ingest_queue.set(len(self))
         if not self._running:
             self._running = True
             self._tasks.spawn(self._run(), name="live-ingest")
+        return True
 
     async def _run(self) -> None:
         try:
             await asyncio.sleep(0)  # let the response that queued this go out first
             while self._pending:
-                batch = self._pending[: self._max_calls]
-                del self._pending[: self._max_calls]
+                taken = self._pending[: self._batch_calls]
+                del self._pending[: self._batch_calls]
+                async with self._room:
+                    self._room.notify_all()
+                now = time.monotonic()
+                for *_, queued in taken:
+                    self._metrics.ingest_wait_seconds.observe(now - queued)
+                self._metrics.ingest_batch_calls.observe(len(taken))
+                batch = [(call, scope, key) for call, scope, key, _ in taken]
                 self._writing = batch
                 try:
                     counts = await self._ingestor.ingest_many(batch)
@@ -95,13 +127,15 @@ class IngestQueue:
                     self._tasks.record_failure(f"ingesting {len(batch)} tool calls", exc)
                 finally:
                     self._writing = []
+                    self._metrics.ingest_queue.set(len(self))
         finally:
             self._running = False
 
     def unwritten(self, scope: str) -> list[ToolCall]:
         """``scope``'s calls queued or being written now, oldest first: what a recall reads besides the
         index, so that it never says nothing was found while the queue lags behind."""
-        return [call for call, s, _ in (*self._writing, *self._pending) if s == scope]
+        queued = [(call, s) for call, s, _, _ in self._pending]
+        return [call for call, s in (*((c, s) for c, s, _ in self._writing), *queued) if s == scope]
 
 
 class ToolService:
@@ -131,7 +165,7 @@ class ToolService:
         self.ingestor = ingestor
         self.tasks = tasks
         self.metrics = metrics or Metrics()
-        self.queue = IngestQueue(ingestor, tasks, self.metrics)
+        self.queue = IngestQueue(ingestor, tasks, self.metrics, settings.queue_max_calls)
         self._settings = settings
         self.provider_calls = 0
         self.index_answers = 0
@@ -181,9 +215,8 @@ class ToolService:
                 )
         call, shared = await self._provider_call(name, params)
         ingesting = 0
-        if self._settings.ingest and call.results:
+        if self._settings.ingest and call.results and await self.queue.submit(call, scope, key):
             ingesting = min(self._settings.top_n, len(call.results))
-            self.queue.submit(call, scope, key)
         return ToolOutcome(call, False, ingesting, shared)
 
     async def _provider_call(self, name: str, params: ToolParams) -> tuple[ToolCall, bool]:

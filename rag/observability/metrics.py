@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -66,6 +66,35 @@ class Metrics:
         self.ingested = Counter(
             "wayfarer_live_ingested_results",
             "Live results written back into the index (added, updated, skipped)",
+            ["how"],
+            registry=r,
+        )
+        self.ingest_queue = Gauge(
+            "wayfarer_live_queue_calls",
+            "Tool calls waiting to be written to the index, or being written",
+            registry=r,
+        )
+        self.ingest_wait_seconds = Histogram(
+            "wayfarer_live_queue_wait_seconds",
+            "How long a tool call waited in the queue before its results were written (the lag)",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.ingest_batch_calls = Histogram(
+            "wayfarer_live_batch_calls",
+            "Tool calls written together in one batch",
+            buckets=(1, 2, 4, 8, 16, 32),
+            registry=r,
+        )
+        self.ingest_refused = Counter(
+            "wayfarer_live_queue_full",
+            "Calls that found the queue full: waited (a user's) or not queued (no user)",
+            ["how"],
+            registry=r,
+        )
+        self.live_vectors = Counter(
+            "wayfarer_live_vectors",
+            "Tool result texts by where their vector came from: cached, shared (KV), embedded",
             ["how"],
             registry=r,
         )

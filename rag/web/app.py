@@ -14,7 +14,12 @@ from rag.chat.generate import LLMWriter
 from rag.chat.limits import RateLimit
 from rag.chat.service import ChatService
 from rag.chat.sessions import SessionStore
-from rag.embedding.factory import create_embedder, create_query_embedder, create_sparse_encoder
+from rag.embedding.factory import (
+    create_embedder,
+    create_live_embedder,
+    create_query_embedder,
+    create_sparse_encoder,
+)
 from rag.errors import JobRunningError
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.uploads import DocumentJobs
@@ -55,8 +60,16 @@ async def model_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     app[keys.EMBEDDER] = embedder
     query = await create_query_embedder(settings, embedder)
     app[keys.QUERY_EMBEDDER] = query
+    # Tool results are short sentences: a background copy of the one-thread int8 ONNX model writes them
+    # (torch would take both cores), each text once, and never ahead of a query.
+    vectors = app[keys.METRICS].live_vectors
+    app[keys.LIVE_EMBEDDER], own = await create_live_embedder(
+        settings, embedder, query, app[keys.KV], lambda how, n: vectors.labels(how).inc(n)
+    )
     app[keys.SPARSE] = create_sparse_encoder(settings)
     yield
+    if own is not None:
+        await own.close()
     if query is not embedder:
         await query.close()
     await embedder.close()
@@ -130,11 +143,9 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     metrics = app[keys.METRICS]
     tasks = BackgroundTasks(on_failure=metrics.ingest_failures.inc)
     tools = app[keys.TOOLS].tools
-    # Live results are short sentences: the one-thread int8 ONNX embedder writes them without taking the
-    # core that serves requests (torch would use both).
     ingestor = LiveIngestor(
         app[keys.STORE],
-        app[keys.QUERY_EMBEDDER],
+        app[keys.LIVE_EMBEDDER],
         app[keys.SPARSE],
         app[keys.KV],
         tools.catalogue,

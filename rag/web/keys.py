@@ -27,6 +27,7 @@ SETTINGS = web.AppKey("settings", Settings)
 KV = web.AppKey("kv", KVStore)
 EMBEDDER = web.AppKey("embedder", Embedder)
 QUERY_EMBEDDER = web.AppKey("query_embedder", Embedder)
+LIVE_EMBEDDER = web.AppKey("live_embedder", Embedder)  # writes tool results
 SPARSE = web.AppKey("sparse", SparseEncoder)
 STORE = web.AppKey("store", SwitchableStore)
 INGESTOR = web.AppKey("ingestor", Ingestor)

@@ -1,0 +1,195 @@
+"""The chat at the speed of what it calls: each chat message beside the same work asked for directly.
+
+    python scripts/bench_paths.py [--users 10,40,100] [--seconds 10] [--rounds 2] [--only tool,knowledge]
+
+The service runs in this process on the embedded defaults (Qdrant Edge, SQLite, the offline sandbox,
+the extractive composer, self-ingestion on), seeded once into a cached data directory; rate limits
+and the provider pacing are off (they would measure the limits, not the service). Pairs, each side
+run for ``--seconds`` by N concurrent clients, the sides interleaved round after round:
+
+- tool: "Find a hotel in <city> from <date> for 3 nights" through ``POST /v1/chat`` against the same
+  search on ``POST /v1/tools/hotel_search`` (both with a user, so both queue their results for
+  ingestion);
+- knowledge: "What is the best time of year to visit <city>?" through the chat against the same
+  question on ``POST /v1/search``.
+
+Each client sends one request after another, each as a new user (so neither side answers a repeat
+from that user's ingested results, and both write every result they get), cycling through the same
+300 searches in the same order. Reported per side and concurrency:
+answers per second, p50 and p99 latency as the client sees it, and errors (non-200 answers, chat
+answers that made no tool call or cite nothing); then the chat's throughput as a share of the
+direct path's. Client and service share the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import aiohttp  # noqa: E402
+
+from rag.retrieval.metrics import percentile  # noqa: E402
+from scripts._common import NO_RATE_LIMITS, current_rss_mib, seeded_service  # noqa: E402
+
+CACHE = Path.home() / ".cache" / "wayfarer" / "bench-paths"
+SETTINGS = {
+    **NO_RATE_LIMITS,
+    "WAYFARER_CONNECTORS__MODE": "sandbox",
+    "WAYFARER_CONNECTORS__MIN_INTERVAL_MS": "0",
+    "WAYFARER_CONNECTORS__RATE_LIMIT_PER_SECOND": "100000",
+    "WAYFARER_LOG_LEVEL": "WARNING",
+}
+CITIES = ["Lisbon", "Rome", "Paris", "Tokyo", "Berlin", "Barcelona", "Prague", "Amsterdam", "Istanbul", "Seoul"]
+Send = Callable[[aiohttp.ClientSession, str, int, int], Awaitable[tuple[bool, str]]]
+
+
+def _day(n: int) -> str:
+    return (dt.date.today() + dt.timedelta(days=30 + n)).isoformat()
+
+
+async def _post(session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    async with session.post(url, json=body) as resp:
+        return resp.status, await resp.json()
+
+
+def _search(user: int, n: int) -> tuple[str, str]:
+    """The n-th search of a client: one of 300 (city, day) pairs, the same sequence on both sides."""
+    k = (user * 7 + n) % 300
+    return CITIES[k % len(CITIES)], _day(k // len(CITIES))
+
+
+async def chat_hotel(session: aiohttp.ClientSession, base: str, user: int, n: int) -> tuple[bool, str]:
+    city, day = _search(user, n)
+    message = f"Find a hotel in {city} from {day} for 3 nights"
+    body = {"user_id": f"c{user}-{n}", "message": message}
+    status, body = await _post(session, f"{base}/v1/chat", body)
+    if status != 200:
+        return False, f"{status} {body.get('error', {}).get('code')}"
+    called = [c for c in body.get("tool_calls", []) if c.get("name") == "hotel_search"]
+    return (bool(called), "" if called else "no hotel_search call")
+
+
+async def tool_hotel(session: aiohttp.ClientSession, base: str, user: int, n: int) -> tuple[bool, str]:
+    city, day = _search(user, n)
+    body = {"city": city, "check_in": day, "nights": 3}
+    status, out = await _post(session, f"{base}/v1/tools/hotel_search?user_id=t{user}-{n}", body)
+    return status == 200, "" if status == 200 else f"{status} {out.get('error', {}).get('code')}"
+
+
+async def chat_knowledge(session: aiohttp.ClientSession, base: str, user: int, n: int) -> tuple[bool, str]:
+    message = f"What is the best time of year to visit {CITIES[(user + n) % len(CITIES)]}?"
+    status, body = await _post(session, f"{base}/v1/chat", {"user_id": f"k{user}", "message": message})
+    if status != 200:
+        return False, f"{status} {body.get('error', {}).get('code')}"
+    return bool(body.get("sources")), "" if body.get("sources") else "no sources"
+
+
+async def search(session: aiohttp.ClientSession, base: str, user: int, n: int) -> tuple[bool, str]:
+    query = f"What is the best time of year to visit {CITIES[(user + n) % len(CITIES)]}?"
+    status, body = await _post(session, f"{base}/v1/search", {"query": query, "user_id": f"s{user}"})
+    return status == 200, "" if status == 200 else f"{status} {body.get('error', {}).get('code')}"
+
+
+PAIRS: dict[str, tuple[tuple[str, Send], tuple[str, Send]]] = {
+    "tool": (("chat: hotel search", chat_hotel), ("POST /v1/tools/hotel_search", tool_hotel)),
+    "knowledge": (("chat: knowledge question", chat_knowledge), ("POST /v1/search", search)),
+}
+
+
+async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[str, Any]:
+    """``users`` clients sending one request after another for ``seconds``; what finished in time."""
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    deadline = time.perf_counter() + seconds
+    timeout = aiohttp.ClientTimeout(total=120)
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+
+        async def client(user: int) -> None:
+            n = 0
+            while time.perf_counter() < deadline:
+                start = time.perf_counter()
+                try:
+                    ok, why = await send(session, base, user, n)
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    ok, why = False, type(exc).__name__
+                latencies.append((time.perf_counter() - start) * 1000)
+                if not ok:
+                    errors[why] = errors.get(why, 0) + 1
+                n += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(client(u) for u in range(users)))
+        took = time.perf_counter() - started
+    return {"n": len(latencies), "seconds": took, "latencies": latencies, "errors": errors}
+
+
+def merge(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
+    if a is None:
+        return b
+    errors = dict(a["errors"])
+    for k, v in b["errors"].items():
+        errors[k] = errors.get(k, 0) + v
+    return {
+        "n": a["n"] + b["n"],
+        "seconds": a["seconds"] + b["seconds"],
+        "latencies": a["latencies"] + b["latencies"],
+        "errors": errors,
+    }
+
+
+def line(name: str, users: int, r: dict[str, Any]) -> str:
+    lat = sorted(r["latencies"])
+    rate = r["n"] / r["seconds"] if r["seconds"] else 0.0
+    errs = sum(r["errors"].values())
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(r["errors"].items())) if errs else "0"
+    return (
+        f"| {name} | {users} | {r['n']} | {rate:.1f} | {percentile(lat, 0.5):.0f} | "
+        f"{percentile(lat, 0.99):.0f} | {shown} |"
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    pairs = {k: PAIRS[k] for k in args.only.split(",")}
+    async with seeded_service(CACHE, SETTINGS) as base:
+        rss0 = current_rss_mib()
+        # Warm up every path once (models, caches, the first provider calls).
+        for (_, a), (_, b) in pairs.values():
+            await run_side(base, a, 2, 2)
+            await run_side(base, b, 2, 2)
+        print("| side | users | answers | answers/s | p50 ms | p99 ms | errors |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        ratios: list[str] = []
+        for users in [int(u) for u in args.users.split(",")]:
+            for kind, ((chat_name, chat), (direct_name, direct)) in pairs.items():
+                sums: dict[str, dict[str, Any] | None] = {chat_name: None, direct_name: None}
+                for _ in range(args.rounds):
+                    for name, send in ((chat_name, chat), (direct_name, direct)):
+                        sums[name] = merge(sums[name], await run_side(base, send, users, args.seconds))
+                for name, r in sums.items():
+                    assert r is not None
+                    print(line(name, users, r), flush=True)
+                a, b = sums[chat_name], sums[direct_name]
+                assert a is not None and b is not None
+                share = (a["n"] / a["seconds"]) / max(1e-9, b["n"] / b["seconds"])
+                ratios.append(f"{kind} at {users} users: chat {share:.2f}x the direct path")
+        print()
+        print("\n".join(ratios))
+        print(f"RSS {rss0:.0f} -> {current_rss_mib():.0f} MiB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--users", default="10,40,100", help="concurrencies, comma-separated")
+    parser.add_argument("--seconds", type=float, default=10.0, help="each side's time per round")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per concurrency")
+    parser.add_argument("--only", default="tool,knowledge", help="which pairs: tool, knowledge")
+    asyncio.run(main(parser.parse_args()))
