@@ -8,6 +8,7 @@ as the answer lists it, saying where it came from.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -157,7 +158,9 @@ def recalled_items(recalled: list[Hit] | None, lang: str, declared: ToolCatalogu
     return items
 
 
+@functools.lru_cache(maxsize=1024)
 def _quotable(text: str, heading: str) -> str:
-    """A passage as a model's citation shows it: its sentences without the heading line or Markdown."""
+    """A passage as a model's citation shows it: its sentences without the heading line or Markdown;
+    cached, as the same passages come back in message after message."""
     body = " ".join(s.text for s in split_passage(text, heading))
     return body if len(body) <= 400 else body[:399].rsplit(" ", 1)[0] + "…"
