@@ -183,6 +183,13 @@ async def main(args: argparse.Namespace) -> None:
                 ratios.append(f"{kind} at {users} users: chat {share:.2f}x the direct path")
         print()
         print("\n".join(ratios))
+        async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
+            shown = [
+                line
+                for line in (await resp.text()).splitlines()
+                if line.startswith(("wayfarer_live_vectors_total", "wayfarer_live_queue_full_total"))
+            ]
+        print("ingestion:", "; ".join(shown))
         print(f"RSS {rss0:.0f} -> {current_rss_mib():.0f} MiB")
 
 
