@@ -112,6 +112,17 @@ class KVContract:
         later = [await kv.slide("edge", edge + 59.9, 60, 60) for _ in range(80)]
         assert sum(w == 0 for w in later) == 60  # a whole window after the first ones
 
+    async def test_slides_cancelled_mid_way_leave_the_store_usable(self, kv: KVStore) -> None:
+        """A chat message stopped at once cancels its rate check wherever it is."""
+        for turn in range(20):
+            task = asyncio.ensure_future(kv.slide("cancelled", 1000.0 + turn, 60, 100))
+            for _ in range(turn % 4):
+                await asyncio.sleep(0)
+            task.cancel()
+        assert await kv.slide("after", 2000.0, 60, 1) == 0
+        await kv.set("still", "writable")
+        assert await kv.get("still") == "writable"
+
     async def test_lock_renew_and_release_only_by_owner(self, kv: KVStore) -> None:
         assert await kv.set_if_absent("job", "owner-a", ttl=0.3) is True
         assert await kv.renew("job", "owner-b", ttl=5) is False

@@ -148,7 +148,14 @@ class SQLiteKV:
 
     async def slide(self, key: str, now: float, window: float, limit: int) -> float:
         # The log is the hits' times in the value, read and written in one IMMEDIATE transaction: a
-        # second process on the same file waits for it, as coroutines here wait for the lock.
+        # second process on the same file waits for it, as coroutines here wait for the lock. Shielded:
+        # a caller cancelled mid-way (a chat message stopped at once) must not leave the transaction
+        # open on the shared connection, where every later BEGIN would fail.
+        running = asyncio.ensure_future(self._slide_once(key, now, window, limit))
+        running.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(running)
+
+    async def _slide_once(self, key: str, now: float, window: float, limit: int) -> float:
         async with self._lock:
             conn = self._conn
             try:
