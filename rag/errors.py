@@ -19,14 +19,15 @@ the whole tree and every ``except WayfarerError`` catches a tool's error too.
     │   ├── UnknownFilterValueError    422 unknown_filter_value
     │   ├── UnknownFrameError          400 unknown_frame_type (a WebSocket frame that is not a message)
     │   ├── WebSocketRequiredError     400 websocket_required (a plain HTTP request to /v1/ws)
-    │   └── PayloadTooLargeError       413 payload_too_large
+    │   ├── PayloadTooLargeError       413 payload_too_large
+    │   └── UnsupportedContentEncodingError  415 unsupported_content_encoding
     ├── UnauthorizedError              401 unauthorized
     ├── NotFoundError                  404 not_found
     │   └── UnknownAnswerError         404 unknown_answer     (a WebSocket resume or cancel of an answer never asked)
     ├── ConflictError                  409 conflict
     │   ├── BusyError                  409 busy               (a message while the previous one is answered)
     │   └── NothingToCancelError       409 nothing_to_cancel  (a cancel with no answer being written)
-    ├── RateLimitedError               429 rate_limited
+    ├── RateLimitedError               429 rate_limited       (with Retry-After)
     ├── JobRunningError                409 job_running
     ├── BackendError                   503 backend_unavailable
     │   ├── IndexUnavailableError      503 index_unavailable
@@ -101,6 +102,7 @@ __all__ = [
     "UnknownFilterValueError",
     "UnknownFrameError",
     "UnknownLocationError",
+    "UnsupportedContentEncodingError",
     "ValidationError",
     "WayfarerError",
     "WebSocketRequiredError",
@@ -147,6 +149,13 @@ class PayloadTooLargeError(RequestError):
     code = "payload_too_large"
 
 
+class UnsupportedContentEncodingError(RequestError):
+    """A body in a Content-Encoding the service does not decode (or several, one over another)."""
+
+    status = 415
+    code = "unsupported_content_encoding"
+
+
 class UnauthorizedError(WayfarerError):
     status = 401
     code = "unauthorized"
@@ -175,8 +184,14 @@ class NothingToCancelError(ConflictError):
 
 
 class RateLimitedError(WayfarerError):
+    """``retry_after``: whole seconds until the call would be taken (the answer's Retry-After)."""
+
     status = 429
     code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class JobRunningError(WayfarerError):

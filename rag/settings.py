@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, IPvAnyNetwork, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from connectors.settings import ConnectorSettings
@@ -27,7 +27,8 @@ class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     data_dir: Path = Path("data")
-    # Chat messages one user may send per window (all replicas together, counted in the KV store); 0: no limit.
+    # Chat messages one user may send in any window of this many seconds (a sliding window: all replicas
+    # together, counted in the KV store); 0: no limit.
     chat_rate_limit: int = Field(30, ge=0)
     chat_rate_window_seconds: int = Field(60, ge=1)
     # POST /v1/route requests and POST /v1/tools/{name} calls one caller may make per window, counted the
@@ -36,6 +37,12 @@ class ServerSettings(BaseModel):
     route_rate_window_seconds: int = Field(60, ge=1)
     tool_rate_limit: int = Field(30, ge=0)
     tool_rate_window_seconds: int = Field(60, ge=1)
+    # Without a chat secret nothing proves a user_id: one client address may then make this many times
+    # each per-user limit, whatever user ids it sends (rag/limits/callers.py); 0: no address limit.
+    address_limit_multiple: int = Field(4, ge=0)
+    # Proxies (addresses or networks) whose X-Forwarded-For names the client; from any other peer the
+    # header is ignored and the peer is the client.
+    trusted_proxies: list[IPvAnyNetwork] = Field(default_factory=list)
 
 
 class LimitsSettings(BaseModel):
@@ -141,6 +148,10 @@ class LiveSettings(BaseModel):
     # ({"hotel_offer": 3600}; rag/tools/). A provider's terms may shorten it further.
     freshness: dict[str, int] = Field(default_factory=dict)
     max_text_chars: int = Field(600, ge=50)
+    # Identical provider calls share one: while it is in flight, and for this many seconds after its
+    # answer (never longer than the provider's terms keep results; not at all if they forbid storing
+    # them); 0: only while in flight.
+    share_seconds: float = Field(30.0, ge=0)
     shutdown_grace_seconds: float = Field(5.0, ge=0)
     # Tool calls waiting to be written: past this, a user's request waits for room (back-pressure) and a
     # call made without a user is not queued (its results serve nothing but the same request again).

@@ -80,9 +80,15 @@ def current_rss_mib(part: str = "VmRSS") -> float:
     return peak_rss_mib()
 
 
+# The scripts play many users from this one loopback address, which the per-address rate limit (without
+# a chat secret) would take for one client rotating its user ids: off unless a script sets it.
+ONE_ADDRESS = {"WAYFARER_SERVER__ADDRESS_LIMIT_MULTIPLE": "0"}
+
+
 @contextlib.asynccontextmanager
 async def serve_in_process(env: dict[str, str]) -> AsyncIterator[tuple[str, Any]]:
-    """The service on a loopback port in this process, with extra settings; yields (base URL, app)."""
+    """The service on a loopback port in this process, with extra settings (and ONE_ADDRESS); yields
+    (base URL, app)."""
     import os
     import tempfile
 
@@ -90,6 +96,7 @@ async def serve_in_process(env: dict[str, str]) -> AsyncIterator[tuple[str, Any]
 
     from rag.web.app import create_app
 
+    env = {**ONE_ADDRESS, **env}
     saved = {k: os.environ.get(k) for k in env}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update({"WAYFARER_SERVER__DATA_DIR": tmp, **env})

@@ -2,7 +2,8 @@
 
     python scripts/bench_memory.py [--minutes 20] [--users 20] [--trace]
 
-The service runs in this process on a loopback port with every default setting and the full seed corpus.
+The service runs in this process on a loopback port with every default setting (but the per-address rate
+limit: all users come from this one address) and the full seed corpus.
 Until the time is up, rounds of traffic run one after the other, each of: ``--users`` users holding a
 scripted travel conversation (half over REST, half over WebSocket, new user ids every round, so the
 sessions keep growing as a real service's do), /v1/route and /v1/tools calls, fuzzed requests (random

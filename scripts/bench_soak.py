@@ -3,7 +3,8 @@
     python scripts/bench_soak.py [--users 20] [--messages 20] [--think-ms 0]
 
 The service runs in this process on a loopback port with every default setting, the per-user rate limit
-(30 messages a minute) and the client's provider pacing included, seeded with the full seed corpus.
+(30 messages a minute) and the client's provider pacing included, seeded with the full seed corpus; only
+the per-address limit is off, as all users come from this one address (scripts/_common.py ONE_ADDRESS).
 Each user holds a scripted travel conversation: guide questions, flight and hotel searches, follow-ups
 that lean on the trip state, and recall questions ("what hotels did you find?"); a recall that finds
 nothing after the user's search found results counts as a failure (``recall_miss``). Users send one message

@@ -38,6 +38,10 @@ CLIENT_ENV = {
     "WAYFARER_LIMITS__MAX_BODY_BYTES": str(8 * 1024 * 1024),
 }
 SHARED_FIXTURES = {"shared_client", "shared_tools_client"}
+# What every app a test builds runs with unless the test says otherwise: tests play many users from one
+# loopback address, which the per-address rate limit would take for one client rotating its user ids.
+# The tests of that limit (test_caller_limits.py) set it themselves.
+TEST_ENV = {"WAYFARER_SERVER__ADDRESS_LIMIT_MULTIPLE": "0"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -115,16 +119,16 @@ def small_seed(tmp_path: Path) -> Path:
 
 
 def env_settings(tmp: Path, **env: str) -> Settings:
-    """Settings as the service reads them (WAYFARER_ variables, no stray .env), with a private data dir
-    under ``tmp``; the environment is restored at once, so the app may outlive the test (``make_settings``
-    keeps it changed until the test ends)."""
+    """Settings as the service reads them (WAYFARER_ variables, no stray .env, TEST_ENV), with a private
+    data dir under ``tmp``; the environment is restored at once, so the app may outlive the test
+    (``make_settings`` keeps it changed until the test ends)."""
     with pytest.MonkeyPatch.context() as mp:
         for key in list(os.environ):
             if key.startswith("WAYFARER_") and key != "WAYFARER_TEST_REDIS_URL":
                 mp.delenv(key)
         mp.chdir(tmp)
         mp.setenv("WAYFARER_SERVER__DATA_DIR", str(tmp / "data"))
-        for key, value in env.items():
+        for key, value in {**TEST_ENV, **env}.items():
             mp.setenv(key, value)
         return Settings()
 
@@ -157,7 +161,8 @@ async def shared_tools_client(tmp_path_factory: pytest.TempPathFactory) -> Async
 
 @pytest.fixture
 def make_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Settings]:
-    """Settings as the service reads them: from WAYFARER_ variables, with a private data dir."""
+    """Settings as the service reads them: from WAYFARER_ variables (and TEST_ENV), with a private data
+    dir."""
     for key in list(os.environ):
         if key.startswith("WAYFARER_") and key != "WAYFARER_TEST_REDIS_URL":
             monkeypatch.delenv(key)
@@ -165,7 +170,7 @@ def make_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[.
 
     def make(**env: str) -> Settings:
         monkeypatch.setenv("WAYFARER_SERVER__DATA_DIR", str(tmp_path / "data"))
-        for key, value in env.items():
+        for key, value in {**TEST_ENV, **env}.items():
             monkeypatch.setenv(key, value)
         return Settings()
 

@@ -86,6 +86,43 @@ class KVContract:
         await asyncio.sleep(0.45)
         assert await kv.incr("hits", ttl=0.3) == 1  # the window expired: a new count
 
+    async def test_slide_takes_the_limit_in_any_window_and_says_how_long_to_wait(self, kv: KVStore) -> None:
+        # The caller's clock, not the store's: any times will do, and none of this waits.
+        assert [await kv.slide("log", t, 10, 3) for t in (100.0, 101.0, 102.0)] == [0, 0, 0]
+        assert await kv.slide("log", 103.0, 10, 3) == pytest.approx(7.0)  # until 100 leaves the window
+        assert await kv.slide("log", 109.5, 10, 3) == pytest.approx(0.5)  # refused calls are not counted
+        assert await kv.slide("log", 110.0, 10, 3) == 0  # 100 is exactly a window ago: out
+        assert await kv.slide("log", 110.5, 10, 3) == pytest.approx(0.5)  # 101, 102, 110 are in it
+        assert await kv.slide("other", 110.5, 10, 3) == 0  # another key, another log
+        assert await kv.slide("log", 110.5, 10, 4) == 0  # the limit is the caller's to say
+
+    async def test_slide_never_takes_more_than_the_limit_at_once(self, kv: KVStore) -> None:
+        waits = await asyncio.gather(*(kv.slide("burst", 500.0, 60, 10) for _ in range(50)))
+        assert sum(w == 0 for w in waits) == 10
+        assert all(w == pytest.approx(60.0) for w in waits if w)
+
+    async def test_slide_bounds_every_window_not_each_clock_minute(self, kv: KVStore) -> None:
+        """The old per-minute count let 2x the limit through across a minute's edge: 60 at :59.9 and
+        60 more at :00.1. A sliding window takes 60 in any 60 seconds, wherever they fall."""
+        edge = 60.0 * 1000
+        before = [await kv.slide("edge", edge - 0.1, 60, 60) for _ in range(80)]
+        after = [await kv.slide("edge", edge + 0.1, 60, 60) for _ in range(80)]
+        assert sum(w == 0 for w in before) == 60 and sum(w == 0 for w in after) == 0
+        assert min(after) == pytest.approx(59.8)
+        later = [await kv.slide("edge", edge + 59.9, 60, 60) for _ in range(80)]
+        assert sum(w == 0 for w in later) == 60  # a whole window after the first ones
+
+    async def test_slides_cancelled_mid_way_leave_the_store_usable(self, kv: KVStore) -> None:
+        """A chat message stopped at once cancels its rate check wherever it is."""
+        for turn in range(20):
+            task = asyncio.ensure_future(kv.slide("cancelled", 1000.0 + turn, 60, 100))
+            for _ in range(turn % 4):
+                await asyncio.sleep(0)
+            task.cancel()
+        assert await kv.slide("after", 2000.0, 60, 1) == 0
+        await kv.set("still", "writable")
+        assert await kv.get("still") == "writable"
+
     async def test_lock_renew_and_release_only_by_owner(self, kv: KVStore) -> None:
         assert await kv.set_if_absent("job", "owner-a", ttl=0.3) is True
         assert await kv.renew("job", "owner-b", ttl=5) is False

@@ -1,24 +1,29 @@
 """One request costs what it should: bodies are refused past what their route takes (before they are
 read), string values past their length (and never repeated whole), route requests and tool calls past a
-rate, and a body that is not what it claims to be (its Content-Encoding, a byte order mark) is one 400
-and one log line. Against the real app, on a real port."""
+rate, a body that is not what it claims to be (its Content-Encoding, a byte order mark) is one 400 and
+one log line, and one in a coding the service does not decode is a 415. Against the real app, on a real
+port."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gzip
 import json
 import logging
 import uuid
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
+from multidict import CIMultiDict
 
-from rag.chat.limits import RateLimit
 from rag.errors import RateLimitedError
+from rag.limits.window import RateLimit
+from rag.web.middleware import CONTENT_CODINGS
 from tests.conftest import copy_seed, env_settings, redis_url, serve
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -219,14 +224,19 @@ async def test_rate_limits_are_counted_in_the_shared_kv_store() -> None:
         await two.close()
 
 
-async def test_a_bad_content_encoding_is_one_warning_and_a_400(
+async def test_a_bad_content_encoding_is_one_warning_and_a_4xx(
     app: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    for encoding in ("gzip", "deflate", "br"):  # corrupt, corrupt, not decodable here at all
+    for encoding in ("gzip", "deflate"):  # corrupt
         headers = {"Content-Encoding": encoding, "Content-Type": "application/json"}
         resp = await app.post("/v1/search", data=b"this is not compressed" * 100, headers=headers)
         await error(resp, 400, "invalid_json")
+    # Not decodable here at all (no Brotli package): aiohttp refuses it before any middleware.
+    assert "br" not in CONTENT_CODINGS
+    headers = {"Content-Encoding": "br", "Content-Type": "application/json"}
+    resp = await app.post("/v1/search", data=b"this is not compressed" * 100, headers=headers)
+    await error(resp, 415, "unsupported_content_encoding")
     # Refused before the body is read (no admin token, no such route): the body is not read by a
     # handler, and draining it must not log a traceback either.
     corrupt = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -242,6 +252,47 @@ async def test_a_bad_content_encoding_is_one_warning_and_a_400(
     assert len(warnings) == 5, [r.getMessage() for r in warnings]
     assert all("decod" in r.getMessage() for r in warnings)
     assert (await app.post("/v1/search", json={"query": "Lisbon trams"})).status == 200
+
+
+@pytest.mark.parametrize(
+    "encoding",
+    ["x-nonsense", "gzip, gzip", "gzip,deflate", "identity, gzip", "gzip,", "x-gzip", "compress", "gzïp"],
+)
+async def test_a_content_encoding_the_service_does_not_decode_is_a_415(
+    app: TestClient, encoding: str
+) -> None:
+    """aiohttp decodes one gzip, deflate (or br, zstd with their packages) and reads anything else as
+    if it were plain: an unknown or doubled coding was answered 200 from bytes it never decoded."""
+    body = json.dumps({"query": "Lisbon trams"}).encode()
+    if encoding.startswith("gzip"):
+        body = gzip.compress(gzip.compress(body))
+    headers = {"Content-Encoding": encoding, "Content-Type": "application/json"}
+    err = await error(
+        await app.post("/v1/search", data=body, headers=headers), 415, "unsupported_content_encoding"
+    )
+    assert "gzip" in err["message"] and "deflate" in err["message"]  # what it takes instead
+    # Refused before anything is read or counted, on every route; the next request is served.
+    resp = await app.post("/v1/route", data=body, headers=headers)
+    await error(resp, 415, "unsupported_content_encoding")
+    assert (await app.post("/v1/search", json={"query": "Lisbon trams"})).status == 200
+
+
+async def test_a_coding_said_twice_is_refused_and_the_ones_decoded_are_taken(app: TestClient) -> None:
+    body = json.dumps({"query": "Lisbon trams"}).encode()
+    twice = [("Content-Encoding", "gzip"), ("Content-Encoding", "gzip"), ("Content-Type", "application/json")]
+    resp = await app.post("/v1/search", data=gzip.compress(gzip.compress(body)), headers=CIMultiDict(twice))
+    await error(resp, 415, "unsupported_content_encoding")
+    for encoding, data in (
+        ("gzip", gzip.compress(body)),
+        ("GZIP", gzip.compress(body)),
+        ("deflate", zlib.compress(body)),
+        ("identity", body),
+        ("", body),
+    ):
+        headers = {"Content-Encoding": encoding, "Content-Type": "application/json"}
+        resp = await app.post("/v1/search", data=data, headers=headers)
+        assert resp.status == 200, (encoding, await resp.text())
+        assert "results" in await resp.json()
 
 
 async def test_a_byte_order_mark_is_not_json_and_runs_no_job(app: TestClient) -> None:

@@ -19,7 +19,6 @@ from connectors.places import LocationCatalogue, Place
 from rag.chat.answers import finish
 from rag.chat.events import ChatAnswer, ChatEvent, WsChunk
 from rag.chat.generate import LLMWriter, render_data
-from rag.chat.limits import RateLimit
 from rag.chat.outcomes import ToolResults, tool_results
 from rag.chat.reading import ParamsCheck, asked_about, nearby, picked, read_question_of, recall_about
 from rag.chat.search import GuideSearch
@@ -45,8 +44,9 @@ from rag.dialogue.policy import Known, decide
 from rag.dialogue.settle import Check
 from rag.dialogue.trip import TripState
 from rag.dialogue.understand import understand
-from rag.errors import RateLimitedError, WayfarerError
+from rag.errors import WayfarerError
 from rag.i18n import message
+from rag.limits.callers import CallerLimits
 from rag.live.service import ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -69,7 +69,7 @@ class ChatService:
         passages: int = 3,
         chunks_per_passage: int = 3,
         writer: LLMWriter | None = None,
-        rate_limit: RateLimit | None = None,
+        limits: CallerLimits | None = None,
         metrics: Metrics | None = None,
         deadline_seconds: float | None = None,
         today: Callable[[], dt.date] | None = None,
@@ -87,7 +87,7 @@ class ChatService:
         self._specs = ToolSpecs(router.config.tools, router.tools)
         self._deadline = deadline_seconds
         self._writer = writer
-        self._rate_limit = rate_limit
+        self._limits = limits
         self._metrics = metrics or Metrics()
         self.sessions = sessions
         self._router = router
@@ -96,14 +96,21 @@ class ChatService:
         self._search = GuideSearch(retriever, passages, chunks_per_passage)
 
     async def respond(
-        self, user_id: str, text: str, *, answer_id: str | None = None, timezone: str | None = None
+        self,
+        user_id: str,
+        text: str,
+        *,
+        answer_id: str | None = None,
+        timezone: str | None = None,
+        address: str | None = None,
     ) -> AsyncIterator[ChatEvent]:
         """Chunk events as the answer is produced, then the complete answer with sources and tool calls.
 
         ``answer_id`` names the answer in the history (for resume); ``timezone`` is the traveller's IANA
-        zone, what "today" and "this weekend" mean. Logs one structured line per message with its
-        timings, and counts it in the metrics. Cancelled, even before its question is saved, it saves
-        the question and what was said as a stopped turn.
+        zone, what "today" and "this weekend" mean; ``address`` the client's, which the rate limits count
+        besides the user (rag.limits). Logs one structured line per message with its timings, and counts
+        it in the metrics. Cancelled, even before its question is saved, it saves the question and what
+        was said as a stopped turn.
         """
         start = time.perf_counter()
         log: dict[str, Any] = {
@@ -113,7 +120,7 @@ class ChatService:
         }
         outcome = "cancelled"
         try:
-            async for event in self._respond(user_id, text, answer_id, timezone, log):
+            async for event in self._respond(user_id, text, answer_id, timezone, address, log):
                 if isinstance(event, ChatAnswer):
                     complete = time.perf_counter() - start
                     self._metrics.chat_complete_seconds.observe(complete)
@@ -147,6 +154,7 @@ class ChatService:
         text: str,
         answer_id: str | None,
         timezone: str | None,
+        address: str | None,
         log: dict[str, Any],
     ) -> AsyncIterator[ChatEvent]:
         clock = Stopwatch(log["timings_ms"])
@@ -154,7 +162,8 @@ class ChatService:
         said: list[str] = []
         asked: asyncio.Future[int] | None = None  # the question being saved; then its answer's place
         try:  # from the first wait on, so a cancel however early still saves the turn
-            await self._check_rate(user_id)
+            if self._limits is not None:
+                await self._limits.check("chat", user_id, address)
             today = self.today(timezone)
             asked = asyncio.ensure_future(self.sessions.ask(user_id, text, **_with_id(answer_id)))
             await finish(asked)
@@ -325,14 +334,6 @@ class ChatService:
         if self._fixed_today is not None:
             return self._fixed_today()
         return dt.datetime.now(ZoneInfo(timezone) if timezone else self._zone).date()
-
-    async def _check_rate(self, user_id: str) -> None:
-        if self._rate_limit is not None:
-            try:
-                await self._rate_limit.check(user_id)
-            except RateLimitedError:
-                self._metrics.rate_limited.inc()
-                raise
 
 
 def _places(decision: RouteDecision, trip: TripState) -> list[str]:

@@ -26,6 +26,14 @@ class KVStore(Protocol):
         """Add one to a counter and return it; a new (or expired) counter starts at 1 and lives ``ttl``."""
         ...
 
+    async def slide(self, key: str, now: float, window: float, limit: int) -> float:
+        """A sliding-window log of hits under ``key``: record one at ``now`` unless ``limit`` hits
+        already lie in the ``window`` seconds before it (``(now - window, now]``). 0.0 when recorded,
+        else the seconds until the oldest of them leaves the window. Atomic, so callers together
+        (replicas, on Redis) never record more than ``limit`` hits in any window. ``now`` is the
+        caller's clock; the log expires ``window`` seconds (the store's clock) after its last hit."""
+        ...
+
     async def renew(self, key: str, value: str, ttl: float) -> bool:
         """Give ``key`` a fresh ``ttl`` if it still holds ``value`` (a lock its owner keeps)."""
         ...

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import math
+import uuid
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -75,6 +77,14 @@ class RedisKV:
     async def incr(self, key: str, ttl: float) -> int:
         return await self._script(_INCR, key, max(int(ttl * 1000), 1))
 
+    async def slide(self, key: str, now: float, window: float, limit: int) -> float:
+        # A sorted set of hits scored by time; members are unique even when hits share a time.
+        args = (repr(now), repr(window), limit, uuid.uuid4().hex, max(math.ceil(window * 1000), 1))
+        try:
+            return float(await self._redis.eval(_SLIDE, 1, self._ns + key, *args))
+        except (RedisError, OSError) as exc:
+            raise KVUnavailableError(f"Redis write failed: {exc}") from exc
+
     async def renew(self, key: str, value: str, ttl: float) -> bool:
         return bool(await self._script(_RENEW, key, value, max(int(ttl * 1000), 1)))
 
@@ -119,6 +129,19 @@ _INCR = """
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
+"""
+# Scores at or before now - window have left the window; the wait is returned as a string, since Redis
+# would truncate a Lua number to an integer.
+_SLIDE = """
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+    redis.call('ZADD', KEYS[1], now, ARGV[4])
+    redis.call('PEXPIRE', KEYS[1], ARGV[5])
+    return '0'
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return tostring(tonumber(oldest[2]) + window - now)
 """
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end

@@ -144,6 +144,49 @@ class SQLiteKV:
         )
         return int(rows[0][0]) if rows else 1
 
+    async def slide(self, key: str, now: float, window: float, limit: int) -> float:
+        # The log is the hits' times in the value, read and written in one IMMEDIATE transaction: a
+        # second process on the same file waits for it, as coroutines here wait for the lock. Shielded:
+        # a caller cancelled mid-way (a chat message stopped at once) must not leave the transaction
+        # open on the shared connection, where every later BEGIN would fail.
+        running = asyncio.ensure_future(self._slide_once(key, now, window, limit))
+        running.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(running)
+
+    async def _slide_once(self, key: str, now: float, window: float, limit: int) -> float:
+        async with self._lock:
+            conn = self._conn
+            try:
+                await conn.execute("BEGIN IMMEDIATE")
+                try:
+                    wait = await self._slide(conn, key, now, window, limit)
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        await conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise KVUnavailableError(f"key-value write failed: {exc}") from exc
+        return wait
+
+    async def _slide(
+        self, conn: aiosqlite.Connection, key: str, now: float, window: float, limit: int
+    ) -> float:
+        async with conn.execute(f"SELECT value FROM kv WHERE key = ? AND {_LIVE}", (key, time.time())) as cur:
+            row = await cur.fetchone()
+        hits = [t for t in _times(str(row[0]) if row else "") if t > now - window]
+        if len(hits) >= limit:
+            return min(hits) + window - now
+        hits.append(now)
+        await conn.execute(
+            "INSERT OR REPLACE INTO kv (key, value, expires_at) VALUES (?, ?, ?)",
+            (key, " ".join(map(repr, hits)), time.time() + window),
+        )
+        self._writes += 1
+        if self._writes % self.SWEEP_EVERY == 0:
+            await conn.execute(_SWEEP, (time.time(),))
+        return 0.0
+
     async def renew(self, key: str, value: str, ttl: float) -> bool:
         now = time.time()
         rows = await self._run(
@@ -184,3 +227,11 @@ class SQLiteKV:
             db, self._db = self._db, None
         if db is not None:
             await db.close()
+
+
+def _times(value: str) -> list[float]:
+    """The hit times a sliding-window log holds; none if the value is not one."""
+    try:
+        return [float(t) for t in value.split()]
+    except ValueError:
+        return []

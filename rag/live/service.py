@@ -21,6 +21,7 @@ from rag.live.ingest import ANONYMOUS_SCOPE, LiveIngestor, request_key
 from rag.live.popular import PopularCalls
 from rag.live.recall import RecallFocus
 from rag.live.sanitize import clean_result
+from rag.live.share import Clock, SharedCalls
 from rag.observability.metrics import Metrics
 from rag.settings import LiveSettings
 from rag.store.base import Hit
@@ -141,10 +142,11 @@ class IngestQueue:
 class ToolService:
     """Tool calls for users: answered from the index when fresh, else from the provider, then ingested.
 
-    Identical calls in flight at the same time (same tool, same canonical parameters) share one provider
-    call, whoever makes them: the provider's answer does not depend on the user. Each caller's results
-    are still ingested under its own scope. A failure is shared like a result, and a caller that gives
-    up (is cancelled) does not cancel the call for the others.
+    Identical calls (same provider, tool and canonical parameters) share one provider call, whoever
+    makes them, while it is in flight and for ``share_seconds`` after its answer: the provider's answer
+    does not depend on the user. Each caller's results are still ingested under its own scope. A failure
+    is shared like a result while in flight, and a caller that gives up (is cancelled) does not cancel
+    the call for the others (rag.live.share).
 
     A call without a user id is stored under ``ANONYMOUS_SCOPE``, which no search and no recall reads:
     its results answer only the same anonymous request again while they are fresh (and the
@@ -159,7 +161,9 @@ class ToolService:
         settings: LiveSettings,
         metrics: Metrics | None = None,
         popular: PopularCalls | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
+        """``clock``: monotonic seconds, how long a shared answer has been kept (tests pass their own)."""
         self.popular = popular
         self.runner = runner
         self.ingestor = ingestor
@@ -169,7 +173,7 @@ class ToolService:
         self._settings = settings
         self.provider_calls = 0
         self.index_answers = 0
-        self._in_flight: dict[str, asyncio.Task[ToolCall]] = {}
+        self.shared = SharedCalls(settings.share_seconds, clock=clock)
 
     async def call(
         self,
@@ -221,22 +225,11 @@ class ToolService:
 
     async def _provider_call(self, name: str, params: ToolParams) -> tuple[ToolCall, bool]:
         """The provider's answer, with its third-party text sanitized; shared by identical calls in flight
-        (then True: this caller joined a call another had made)."""
-        key = request_key("*", name, params)  # the same canonical form as stored requests, for any user
-        task = self._in_flight.get(key)
-        shared = task is not None
-        if task is None:
-            task = asyncio.create_task(self._fetch(name, params), name=f"tool-{name}")
-            self._in_flight[key] = task
-            task.add_done_callback(lambda done: self._landed(key, done))
-        # shield: a caller that is cancelled stops waiting; the call goes on for the others.
-        return await asyncio.shield(task), shared
-
-    def _landed(self, key: str, task: asyncio.Task[ToolCall]) -> None:
-        if self._in_flight.get(key) is task:
-            del self._in_flight[key]
-        if not task.cancelled():
-            task.exception()  # retrieved here, so a call every caller gave up on logs no warning
+        or just answered (then True: this caller joined a call another had made; rag.live.share)."""
+        provider = self.runner.provider(name)
+        # The same canonical form as stored requests, for any user, and for this provider only.
+        key = f"{provider.name}:{int(provider.sandbox)}:{request_key('*', name, params)}"
+        return await self.shared.call(key, lambda: self._fetch(name, params))
 
     async def _fetch(self, name: str, params: ToolParams) -> ToolCall:
         call = await self.runner.call(name, params)

@@ -49,7 +49,7 @@ class Metrics:
         )
         self.tool_calls = Counter(
             "wayfarer_tool_calls",
-            "Tool calls by tool and outcome (provider; shared: joined an identical call in flight; index; or an error code)",
+            "Tool calls by tool and outcome (provider; shared: joined an identical call in flight or just answered; index; or an error code)",
             ["tool", "outcome"],
             registry=r,
         )

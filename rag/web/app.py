@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, Callable
 
 from aiohttp import web
 
@@ -11,7 +12,6 @@ from connectors.factory import open_tools
 from rag.background import BackgroundTasks
 from rag.chat.answers import AnswerBook
 from rag.chat.generate import LLMWriter
-from rag.chat.limits import RateLimit
 from rag.chat.service import ChatService
 from rag.chat.sessions import SessionStore
 from rag.embedding.factory import (
@@ -24,7 +24,9 @@ from rag.errors import JobRunningError
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.uploads import DocumentJobs
 from rag.jobs.factory import SEED_SYNC, create_jobs
+from rag.kv.base import KVStore
 from rag.kv.factory import create_kv
+from rag.limits.callers import CallerLimits, Rate
 from rag.live.ingest import LiveIngestor
 from rag.live.popular import PopularCalls
 from rag.live.service import ToolService
@@ -47,11 +49,32 @@ logger = logging.getLogger(__name__)
 
 
 async def kv_ctx(app: web.Application) -> AsyncGenerator[None, None]:
-    kv = create_kv(app[keys.SETTINGS])
+    settings = app[keys.SETTINGS]
+    kv = create_kv(settings)
     await kv.open()
     app[keys.KV] = kv
+    app[keys.LIMITS] = caller_limits(settings, kv, app[keys.CLOCK], app[keys.METRICS].rate_limited.inc)
     yield
     await kv.close()
+
+
+def caller_limits(
+    settings: Settings, kv: KVStore, clock: Callable[[], float], on_refused: Callable[[], object]
+) -> CallerLimits:
+    """The rate limits of chat messages, route requests and tool calls; per address too unless a chat
+    secret proves each user id (rag.limits.callers)."""
+    s = settings.server
+    return CallerLimits(
+        kv,
+        {
+            "chat": Rate(s.chat_rate_limit, s.chat_rate_window_seconds, "messages"),
+            "route": Rate(s.route_rate_limit, s.route_rate_window_seconds, "route requests"),
+            "tools": Rate(s.tool_rate_limit, s.tool_rate_window_seconds, "tool calls"),
+        },
+        address_multiple=s.address_limit_multiple if settings.chat_secret is None else 0,
+        clock=clock,
+        on_refused=on_refused,
+    )
 
 
 async def model_ctx(app: web.Application) -> AsyncGenerator[None, None]:
@@ -180,9 +203,7 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
             if keys.LLM in app and settings.llm.model
             else None
         ),
-        rate_limit=RateLimit(
-            app[keys.KV], settings.server.chat_rate_limit, settings.server.chat_rate_window_seconds
-        ),
+        limits=app[keys.LIMITS],
         metrics=metrics,
         deadline_seconds=settings.limits.chat_deadline_seconds,
     )
@@ -233,17 +254,23 @@ STEPS = (
 
 
 def create_app(
-    settings: Settings, startup: Startup | None = None, tools: ToolCatalogue | None = None
+    settings: Settings,
+    startup: Startup | None = None,
+    tools: ToolCatalogue | None = None,
+    *,
+    clock: Callable[[], float] = time.time,
 ) -> web.Application:
     """The service. ``startup`` records its start-up steps as they run (``wayfarer serve`` answers
     /readyz with them while loading); ``tools``: the tool catalogue (the built-in tools by default; a
-    caller adds tools of its own with ``ToolCatalogue.builtin(spec, ...)``)."""
+    caller adds tools of its own with ``ToolCatalogue.builtin(spec, ...)``); ``clock``: the wall clock
+    the rate limits count by."""
     json_protocol_errors()
     app = web.Application(
         middlewares=[metrics_middleware, error_middleware], client_max_size=settings.limits.max_body_bytes
     )
     app[keys.SETTINGS] = settings
     app[keys.METRICS] = Metrics()
+    app[keys.CLOCK] = clock
     app[keys.CATALOGUE] = tools or ToolCatalogue.builtin()
     if startup is not None:
         app[keys.STARTUP] = startup

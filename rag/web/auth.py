@@ -1,19 +1,28 @@
-"""Who may call what: the admin token, and per-user tokens when WAYFARER_CHAT_SECRET is set."""
+"""Who may call what: the admin token, and per-user tokens when WAYFARER_CHAT_SECRET is set; and
+which client address a call comes from, for the rate limits."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from rag.errors import UnauthorizedError
+from rag.limits.address import client_address
 from rag.web import keys
 
 
 def user_token(secret: str, user_id: str) -> str:
     """The bearer token that lets a client act as ``user_id``."""
     return hmac.new(secret.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+
+
+def caller_address(request: web.Request) -> str:
+    """The client's address as the rate limits count it: the peer's, or behind a proxy listed in
+    WAYFARER_SERVER__TRUSTED_PROXIES the one it forwarded for (rag.limits.address)."""
+    trusted = request.app[keys.SETTINGS].server.trusted_proxies
+    return client_address(request.remote, request.headers.getall(hdrs.X_FORWARDED_FOR, []), trusted)
 
 
 def _given(request: web.Request) -> str | None:

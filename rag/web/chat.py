@@ -22,7 +22,7 @@ from rag.errors import (
     WebSocketRequiredError,
 )
 from rag.web import keys
-from rag.web.auth import require_user
+from rag.web.auth import caller_address, require_user
 from rag.web.jsonio import json_response
 from rag.web.responses import ErrorDetail, WsError
 from rag.web.schemas import (
@@ -48,8 +48,14 @@ async def chat(request: web.Request) -> web.Response:
     require_user(request, body.user_id)
     final: ChatAnswer | None = None
     answer_id = body.id or uuid.uuid4().hex
-    respond = request.app[keys.CHAT].respond
-    async for event in respond(body.user_id, body.message, answer_id=answer_id, timezone=body.timezone):
+    respond = request.app[keys.CHAT].respond(
+        body.user_id,
+        body.message,
+        answer_id=answer_id,
+        timezone=body.timezone,
+        address=caller_address(request),
+    )
+    async for event in respond:
         if isinstance(event, ChatAnswer):
             final = event
     assert final is not None  # respond ends every answer with its complete frame
@@ -101,7 +107,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             "or use POST /v1/chat for one answer over plain HTTP"
         )
     await ws.prepare(request)
-    conversation = _Connection(ws, request.app, user_id)
+    conversation = _Connection(ws, request.app, user_id, caller_address(request))
     try:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
@@ -121,10 +127,11 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 class _Connection:
     """One WebSocket's view of its user's answers: the one it is receiving, and its forwarding task."""
 
-    def __init__(self, ws: web.WebSocketResponse, app: web.Application, user_id: str) -> None:
+    def __init__(self, ws: web.WebSocketResponse, app: web.Application, user_id: str, address: str) -> None:
         self._ws = ws
         self._app = app
         self._user = user_id
+        self._address = address  # the client's, which the rate limits count besides the user
         self._run: Run | None = None
         self._forward: asyncio.Task[None] | None = None
 
@@ -147,7 +154,7 @@ class _Connection:
         if book.get(self._user, answer_id) is not None:
             raise ValidationError(f"id: {answer_id!r} is already an answer of this conversation")
         events = self._app[keys.CHAT].respond(
-            self._user, frame.text, answer_id=answer_id, timezone=frame.timezone
+            self._user, frame.text, answer_id=answer_id, timezone=frame.timezone, address=self._address
         )
         self._follow(book.start(self._user, answer_id, frames(events)), replay=False)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from aiohttp import web
 from openai import AsyncOpenAI
 
@@ -14,6 +16,7 @@ from rag.ingest.pipeline import Ingestor
 from rag.ingest.uploads import DocumentJobs
 from rag.jobs.runner import JobRunner
 from rag.kv.base import KVStore
+from rag.limits.callers import CallerLimits
 from rag.live.service import ToolService
 from rag.observability.metrics import Metrics
 from rag.retrieval.service import Retriever
@@ -44,3 +47,6 @@ METRICS = web.AppKey("metrics", Metrics)
 JOBS = web.AppKey("jobs", JobRunner)
 DOCUMENT_JOBS = web.AppKey("document_jobs", DocumentJobs)
 STARTUP = web.AppKey("startup", Startup)
+LIMITS = web.AppKey("limits", CallerLimits)  # the rate limits of chat, route and tool calls
+# Wall-clock seconds the rate limits count by (time.time; tests hand create_app their own).
+CLOCK = web.AppKey[Callable[[], float]]("clock")

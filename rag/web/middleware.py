@@ -7,11 +7,17 @@ import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
-from aiohttp import web
+from aiohttp import hdrs, web
+from aiohttp.compression_utils import HAS_BROTLI, HAS_ZSTD
 from aiohttp.http_exceptions import BadHttpMethod, ContentEncodingError
 from aiohttp.web_protocol import RequestHandler
 
-from rag.errors import PayloadTooLargeError, WayfarerError
+from rag.errors import (
+    PayloadTooLargeError,
+    RateLimitedError,
+    UnsupportedContentEncodingError,
+    WayfarerError,
+)
 from rag.web import keys
 from rag.web.jsonio import json_response
 
@@ -36,8 +42,39 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MESSAGE_CHARS = 1000
 
 
+# The content codings a request body may come in: those aiohttp decodes here (br and zstd only with
+# their packages installed), one at a time. Any other, or one coding over another ("gzip, gzip"), would
+# be read as if it were plain, so it is refused.
+CONTENT_CODINGS = frozenset(
+    {"identity", "gzip", "deflate", *(["br"] if HAS_BROTLI else []), *(["zstd"] if HAS_ZSTD else [])}
+)
+_UNDECODABLE = "Can not decode content-encoding"  # aiohttp's words for br or zstd without their package
+
+
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
     return {"error": {"code": code, "message": message}}
+
+
+def check_content_encoding(request: web.BaseRequest) -> None:
+    """unsupported_content_encoding (415) unless the body is plain (no Content-Encoding, an empty one or
+    ``identity``) or in one coding aiohttp decodes: exactly the header aiohttp reads, so that what is
+    taken is what is decoded ("gzip," or a second Content-Encoding line is not)."""
+    said = request.headers.getall(hdrs.CONTENT_ENCODING, [])
+    if not said:
+        return
+    coding = said[0].strip()
+    if len(said) == 1 and (not coding or (coding.isascii() and coding.lower() in CONTENT_CODINGS)):
+        return
+    raise UnsupportedContentEncodingError(_unsupported(", ".join(said)))
+
+
+def _unsupported(said: str | None) -> str:
+    """The message of unsupported_content_encoding: ``said`` is the request's Content-Encoding, if known."""
+    shown = "" if said is None else repr(said if len(said) <= 40 else said[:40] + "…") + " "
+    return (
+        f"Content-Encoding {shown}is not one this service decodes; send the body as one of "
+        f"{', '.join(sorted(CONTENT_CODINGS))}"
+    )
 
 
 @web.middleware
@@ -70,12 +107,16 @@ async def _drain(request: web.Request, response: web.StreamResponse) -> None:
 
 async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
+        check_content_encoding(request)
         return await handler(request)
     except WayfarerError as exc:
         if exc.status >= 500:
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
         message = exc.message if len(exc.message) <= MESSAGE_CHARS else exc.message[:MESSAGE_CHARS] + "…"
-        response = json_response(error_body(exc.code, message), status=exc.status)
+        headers = None
+        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
+            headers = {"Retry-After": str(exc.retry_after)}
+        response = json_response(error_body(exc.code, message), status=exc.status, headers=headers)
         if request.content.exception() is not None or isinstance(exc, PayloadTooLargeError):
             response.force_close()  # the body was not read to its end: this connection is spent
         return response
@@ -123,8 +164,9 @@ def json_protocol_errors() -> None:
     Content-Encoding aiohttp cannot decode (``br`` without Brotli) is answered by aiohttp's protocol
     handler in plain text, before any middleware runs; its one hook is ``RequestHandler.handle_error``,
     so the body is rewritten there (status and connection close kept). aiohttp logs each of these as an
-    ERROR with a traceback; a client's mistake (a 4xx) is one WARNING line here instead, and a bad
-    Content-Encoding answers ``invalid_json``, as a body that does not decode as declared does.
+    ERROR with a traceback; a client's mistake (a 4xx) is one WARNING line here instead. A coding
+    aiohttp has no package for answers 415 ``unsupported_content_encoding``, as an unknown coding does
+    (check_content_encoding); a body that does not decode as declared answers ``invalid_json``.
     """
     original = RequestHandler.handle_error
     if getattr(original, "wayfarer_json", False):
@@ -147,7 +189,10 @@ def json_protocol_errors() -> None:
             log = logger.debug if isinstance(exc, BadHttpMethod) else logger.warning  # scanners: noise
             log("refused a request from %s: %d %s", request.remote, status, text[:300])
         code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal_error")
-        if isinstance(exc, ContentEncodingError):
+        if isinstance(exc, ContentEncodingError) and _UNDECODABLE in str(exc) and status < 500:
+            status, code = UnsupportedContentEncodingError.status, UnsupportedContentEncodingError.code
+            text = _unsupported(None)  # aiohttp's stand-in request here carries no headers
+        elif isinstance(exc, ContentEncodingError):
             code = "invalid_json"
         response = json_response(error_body(code, text[:300]), status=status)
         response.force_close()

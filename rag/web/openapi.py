@@ -101,9 +101,19 @@ def _error_responses(
         str(status): {
             "description": "codes: " + ", ".join(sorted(codes)),
             "content": {JSON: {"schema": error_ref}},
+            **({"headers": _RETRY_AFTER} if "rate_limited" in codes else {}),
         }
         for status, codes in sorted(by_status.items())
     }
+
+
+# What a rate_limited answer says besides its body (a provider_rate_limited one may not say it).
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "rate_limited: whole seconds until the call would be taken",
+        "schema": {"type": "string"},
+    }
+}
 
 
 def _security(auth: Auth) -> list[dict[str, list[str]]] | None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from rag.chat.limits import RateLimit
 from rag.errors import (
     NotFoundError,
-    RateLimitedError,
     ToolNotFoundError,
     ToolValidationError,
     UnknownFilterValueError,
@@ -18,7 +16,7 @@ from rag.ingest.documents import SourceDocument, country_code, norm
 from rag.retrieval.service import hit_json
 from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
-from rag.web.auth import require_admin, require_user
+from rag.web.auth import caller_address, require_admin, require_user
 from rag.web.jsonio import json_response
 from rag.web.schemas import (
     ECHO_CHARS,
@@ -118,29 +116,13 @@ async def call_tool(request: web.Request) -> web.Response:
     name, catalogue = request.match_info["name"], request.app[keys.CATALOGUE]
     if name not in catalogue:
         raise ToolNotFoundError(f"no tool named {clip(name)!r}; tools: {', '.join(catalogue)}")
-    server = request.app[keys.SETTINGS].server
-    await _rate_limit(
-        request, "tools", "tool calls", server.tool_rate_limit, server.tool_rate_window_seconds, user_id
-    )
+    await request.app[keys.LIMITS].check("tools", user_id, caller_address(request))
     params = await read_json_object(request, catalogue[name].params)
     # The tool's errors name a key as it was sent: one no parameter's name is that long is shortened here.
     if long_key := next((key for key in params if len(key) > ECHO_CHARS), None):
         raise ToolValidationError(f"{name}: {clip(long_key)}: not a parameter of this tool")
     outcome = await request.app[keys.TOOL_SERVICE].call(name, params, user_id, strict=True)
     return json_response(outcome.to_json())
-
-
-async def _rate_limit(
-    request: web.Request, scope: str, what: str, limit: int, window: int, user_id: str | None
-) -> None:
-    """Count one call of ``scope`` for its caller, shared by every replica through the KV store: the
-    user, or for an anonymous call the client's address; rate_limited (429) past ``limit`` a window."""
-    caller = f"user:{user_id}" if user_id is not None else f"addr:{request.remote or 'unknown'}"
-    try:
-        await RateLimit(request.app[keys.KV], limit, window, scope=scope, what=what).check(caller)
-    except RateLimitedError:
-        request.app[keys.METRICS].rate_limited.inc()
-        raise
 
 
 @routes.post("/v1/recall")
@@ -177,15 +159,7 @@ async def route(request: web.Request) -> web.Response:
     """
     body = await read_body(request, RouteRequest)
     require_user(request, body.user_id)
-    server = request.app[keys.SETTINGS].server
-    await _rate_limit(
-        request,
-        "route",
-        "route requests",
-        server.route_rate_limit,
-        server.route_rate_window_seconds,
-        body.user_id,
-    )
+    await request.app[keys.LIMITS].check("route", body.user_id, caller_address(request))
     # Without a user_id, as the first message of a new conversation: the same decision either way.
     return json_response(await request.app[keys.CHAT].preview(body.user_id, body.message, body.timezone))
 
