@@ -47,7 +47,18 @@ SETTINGS = {
     "WAYFARER_CONNECTORS__RATE_LIMIT_PER_SECOND": "100000",
     "WAYFARER_LOG_LEVEL": "WARNING",
 }
-CITIES = ["Lisbon", "Rome", "Paris", "Tokyo", "Berlin", "Barcelona", "Prague", "Amsterdam", "Istanbul", "Seoul"]
+CITIES = [
+    "Lisbon",
+    "Rome",
+    "Paris",
+    "Tokyo",
+    "Berlin",
+    "Barcelona",
+    "Prague",
+    "Amsterdam",
+    "Istanbul",
+    "Seoul",
+]
 Send = Callable[[aiohttp.ClientSession, str, int, int], Awaitable[tuple[bool, str]]]
 
 
@@ -119,7 +130,7 @@ async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[st
                 start = time.perf_counter()
                 try:
                     ok, why = await send(session, base, user, n)
-                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                except (TimeoutError, aiohttp.ClientError) as exc:
                     ok, why = False, type(exc).__name__
                 latencies.append((time.perf_counter() - start) * 1000)
                 if not ok:
@@ -194,7 +205,9 @@ async def main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--users", default="10,40,100", help="concurrencies, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0, help="each side's time per round")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per concurrency")
