@@ -8,6 +8,13 @@ from typing import Protocol
 class KVStore(Protocol):
     """String keys to string values, each with an optional time to live in seconds."""
 
+    @property
+    def replicated(self) -> bool:
+        """Whether several service processes share this store (the replicas, on Redis): then only a
+        lock kept in the store orders their writers; else one process serves it (a SQLite file beside
+        its index) and a lock in that process is enough."""
+        ...
+
     async def open(self) -> None: ...
 
     async def set_if_absent(self, key: str, value: str, ttl: float | None = None) -> bool:

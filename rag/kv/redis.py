@@ -19,6 +19,8 @@ class RedisKV:
 
     MAX_CONNECTIONS = 64
 
+    replicated = True
+
     def __init__(self, url: str, namespace: str) -> None:
         self._url = url
         self._ns = namespace + ":"

@@ -40,6 +40,8 @@ class SQLiteKV:
     # Expired rows are invisible at once, and deleted every this many writes (Redis expires them itself).
     SWEEP_EVERY = 1000
 
+    replicated = False
+
     def __init__(self, path: Path) -> None:
         self._path = path
         self._db: aiosqlite.Connection | None = None
