@@ -34,6 +34,8 @@ async def make_api(aiohttp_client, make_settings):  # type: ignore[no-untyped-de
             WAYFARER_CONNECTORS__BACKOFF_SECONDS="0.01",
             WAYFARER_CONNECTORS__MODE="sandbox",
             WAYFARER_CONNECTORS__PROVIDERS=json.dumps(dict.fromkeys(AmadeusConnector.tools, "amadeus")),
+            # Each call reaches the provider, whose answers the tests rewrite between identical calls.
+            WAYFARER_LIVE__SHARE_SECONDS="0",
             **env,
         )
         return await aiohttp_client(create_app(settings))
