@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import re
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -206,6 +207,7 @@ async def search_local(settings: Settings, query: str, top_k: int, note: Note) -
     import pydantic
     from aiohttp import web
 
+    from rag.observability.metrics import Metrics
     from rag.retrieval.service import hit_json
     from rag.web import keys
     from rag.web.app import kv_ctx, model_ctx, services_ctx, store_ctx
@@ -224,6 +226,8 @@ async def search_local(settings: Settings, query: str, top_k: int, note: Note) -
 
     app = web.Application()
     app[keys.SETTINGS] = settings
+    app[keys.METRICS] = Metrics()  # counted by the contexts; a one-off search reports none
+    app[keys.CLOCK] = time.time
     app.cleanup_ctx.extend([kv_ctx, model_ctx, store_ctx, services_ctx])  # the service's, in its order
     runner = web.AppRunner(app)
     # The embedded index is this search's alone while it runs; a Qdrant server serves many.

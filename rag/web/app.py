@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable
@@ -51,11 +52,13 @@ logger = logging.getLogger(__name__)
 async def kv_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     settings = app[keys.SETTINGS]
     kv = create_kv(settings)
+    app[keys.LIMITS] = caller_limits(settings, kv, app[keys.CLOCK], app[keys.METRICS].rate_limited.inc)
     await kv.open()
     app[keys.KV] = kv
-    app[keys.LIMITS] = caller_limits(settings, kv, app[keys.CLOCK], app[keys.METRICS].rate_limited.inc)
-    yield
-    await kv.close()
+    try:
+        yield
+    finally:  # also when a later step of this one fails: its thread would keep the process alive
+        await kv.close()
 
 
 def caller_limits(
@@ -79,23 +82,24 @@ def caller_limits(
 
 async def model_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     settings = app[keys.SETTINGS]
-    embedder = await create_embedder(settings)
-    app[keys.EMBEDDER] = embedder
-    query = await create_query_embedder(settings, embedder)
-    app[keys.QUERY_EMBEDDER] = query
-    # Tool results are short sentences: a background copy of the one-thread int8 ONNX model writes them
-    # (torch would take both cores), each text once, and never ahead of a query.
     vectors = app[keys.METRICS].live_vectors
-    app[keys.LIVE_EMBEDDER], own = await create_live_embedder(
-        settings, embedder, query, app[keys.KV], lambda how, n: vectors.labels(how).inc(n)
-    )
-    app[keys.SPARSE] = create_sparse_encoder(settings)
-    yield
-    if own is not None:
-        await own.close()
-    if query is not embedder:
-        await query.close()
-    await embedder.close()
+    async with contextlib.AsyncExitStack() as opened:  # closes what opened when a later step fails
+        embedder = await create_embedder(settings)
+        opened.push_async_callback(embedder.close)
+        app[keys.EMBEDDER] = embedder
+        query = await create_query_embedder(settings, embedder)
+        if query is not embedder:
+            opened.push_async_callback(query.close)
+        app[keys.QUERY_EMBEDDER] = query
+        # Tool results are short sentences: a background copy of the one-thread int8 ONNX model writes
+        # them (torch would take both cores), each text once, and never ahead of a query.
+        app[keys.LIVE_EMBEDDER], own = await create_live_embedder(
+            settings, embedder, query, app[keys.KV], lambda how, n: vectors.labels(how).inc(n)
+        )
+        if own is not None:
+            opened.push_async_callback(own.close)
+        app[keys.SPARSE] = create_sparse_encoder(settings)
+        yield
 
 
 async def store_ctx(app: web.Application) -> AsyncGenerator[None, None]:
@@ -103,8 +107,10 @@ async def store_ctx(app: web.Application) -> AsyncGenerator[None, None]:
     store = SwitchableStore(create_store(settings, app[keys.EMBEDDER].dimension), settings.index.collection)
     await store.open()
     app[keys.STORE] = store
-    yield
-    await store.close()
+    try:
+        yield
+    finally:
+        await store.close()
 
 
 async def tools_ctx(app: web.Application) -> AsyncGenerator[None, None]:
