@@ -52,6 +52,11 @@ ROUTES = [
 ]
 
 
+def overloaded(resp: aiohttp.ClientResponse) -> bool:
+    """A 503 for load, with when to come back: the admission limit doing its job, not a failure."""
+    return resp.status == 503 and "Retry-After" in resp.headers
+
+
 def fuzz_body(rng: random.Random) -> tuple[bytes, dict[str, str]]:
     """A random request body: garbage bytes, random JSON, a wrong type, a deep nest, a bad encoding."""
     kind = rng.randrange(6)
@@ -82,7 +87,7 @@ async def fuzz(session: aiohttp.ClientSession, base: str, rng: random.Random, n:
         try:
             async with session.request(method, base + path, data=data, headers=headers) as resp:
                 await resp.read()
-                if resp.status >= 500:
+                if resp.status >= 500 and not overloaded(resp):
                     tally.failed(f"http_{resp.status}", f"{method} {path} {data[:80]!r}")
         except (TimeoutError, aiohttp.ClientError) as exc:
             tally.failed(type(exc).__name__, f"{method} {path}")
@@ -97,7 +102,7 @@ async def big(session: aiohttp.ClientSession, base: str, n: int, tally: Tally) -
                 base + path, data=body, headers={"Content-Type": "application/json"}
             ) as r:
                 await r.read()
-                if r.status >= 500:
+                if r.status >= 500 and not overloaded(r):
                     tally.failed(f"http_{r.status}", f"big body to {path}")
         except (TimeoutError, aiohttp.ClientError):
             pass  # a server may close the connection on a body it refuses: that is not a failure
@@ -114,7 +119,7 @@ async def calls(session: aiohttp.ClientSession, base: str, rng: random.Random, n
         try:
             async with session.post(base + path, json=body) as resp:
                 await resp.read()
-                if resp.status >= 500:
+                if resp.status >= 500 and not overloaded(resp):
                     tally.failed(f"http_{resp.status}", path)
         except (TimeoutError, aiohttp.ClientError) as exc:
             tally.failed(type(exc).__name__, path)

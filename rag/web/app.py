@@ -9,6 +9,7 @@ from aiohttp import web
 
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
+from rag.chat.admission import Admission
 from rag.chat.answers import AnswerBook
 from rag.chat.generate import LLMWriter
 from rag.chat.limits import RateLimit
@@ -174,6 +175,11 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
         ),
         metrics=metrics,
         deadline_seconds=settings.limits.chat_deadline_seconds,
+        admission=Admission(
+            settings.limits.admission_slots,
+            settings.limits.admission_wait_seconds,
+            on_refused=metrics.overloaded.inc,
+        ),
     )
     app[keys.ANSWERS] = AnswerBook()
     yield

@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMethod, ContentEncodingError
 from aiohttp.web_protocol import RequestHandler
 
-from rag.errors import PayloadTooLargeError, WayfarerError
+from rag.errors import OverloadedError, PayloadTooLargeError, WayfarerError, error_json
 from rag.web import keys
 from rag.web.jsonio import json_response
 
@@ -72,10 +72,11 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except WayfarerError as exc:
-        if exc.status >= 500:
+        if exc.status >= 500 and not isinstance(exc, OverloadedError):  # load: counted in the metrics
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
         message = exc.message if len(exc.message) <= MESSAGE_CHARS else exc.message[:MESSAGE_CHARS] + "…"
-        response = json_response(error_body(exc.code, message), status=exc.status)
+        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, OverloadedError) else None
+        response = json_response(error_json(exc, message), status=exc.status, headers=retry)
         if request.content.exception() is not None or isinstance(exc, PayloadTooLargeError):
             response.force_close()  # the body was not read to its end: this connection is spent
         return response
