@@ -123,6 +123,13 @@ class EmbeddingSettings(BaseModel):
     threads: int = Field(1, ge=1, le=8)
     # Queries (search, routing): the same model as int8 ONNX (fast), or "same" as the documents' embedder.
     query_backend: Literal["onnx-int8", "same"] = "onnx-int8"
+    # One run of the query model holds at most this many tokens, padding included (texts x the longest
+    # one's tokens, each cut to the model's window first): a batch of long texts is run a few at a time.
+    max_batch_tokens: int = Field(2048, ge=64)
+    # The query model's CPU memory arena (onnxruntime): "shrink" gives back what a run of more than 512
+    # tokens grew it by; "off" takes each run's memory from the heap; "keep" (onnxruntime's default)
+    # keeps the largest run's memory for the life of the process.
+    query_arena: Literal["shrink", "off", "keep"] = "shrink"
 
 
 class LLMSettings(BaseModel):
