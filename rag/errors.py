@@ -28,6 +28,7 @@ the whole tree and every ``except WayfarerError`` catches a tool's error too.
     │   ├── BusyError                  409 busy               (a message while the previous one is answered)
     │   └── NothingToCancelError       409 nothing_to_cancel  (a cancel with no answer being written)
     ├── RateLimitedError               429 rate_limited       (with Retry-After)
+    ├── OverloadedError                503 overloaded         (no slot for chat or route work soon enough; Retry-After)
     ├── JobRunningError                409 job_running
     ├── BackendError                   503 backend_unavailable
     │   ├── IndexUnavailableError      503 index_unavailable
@@ -37,6 +38,7 @@ the whole tree and every ``except WayfarerError`` catches a tool's error too.
     ├── IngestError                    422 ingest_failed
     │   └── ReservedDocumentIdError    422 reserved_document_id (an id of the service's seed corpus)
     └── ToolError *                    502 tool_error
+        ├── ToolNotStartedError        504 tool_not_started   (the answer's deadline was spent before the call)
         ├── ToolNotFoundError          404 unknown_tool
         ├── ToolValidationError        422 invalid_tool_params
         │   └── UnknownLocationError   422 unknown_location
@@ -50,6 +52,8 @@ the whole tree and every ``except WayfarerError`` catches a tool's error too.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from connectors.errors import CodedError as WayfarerError
 from connectors.errors import (
@@ -82,6 +86,7 @@ __all__ = [
     "KVUnavailableError",
     "NotFoundError",
     "NothingToCancelError",
+    "OverloadedError",
     "PayloadTooLargeError",
     "PortInUseError",
     "ProviderAuthError",
@@ -96,6 +101,7 @@ __all__ = [
     "ReservedDocumentIdError",
     "ToolError",
     "ToolNotFoundError",
+    "ToolNotStartedError",
     "ToolValidationError",
     "UnauthorizedError",
     "UnknownAnswerError",
@@ -106,6 +112,7 @@ __all__ = [
     "ValidationError",
     "WayfarerError",
     "WebSocketRequiredError",
+    "error_json",
 ]
 
 
@@ -194,6 +201,27 @@ class RateLimitedError(WayfarerError):
         self.retry_after = retry_after
 
 
+class OverloadedError(WayfarerError):
+    """The service is saturated: a message or route request would wait longer than allowed for a slot
+    (rag.chat.admission). Refused at once, with when to come back (the Retry-After header; a WebSocket's
+    error frame says it as ``retry_after``), rather than answered after a long queue."""
+
+    status = 503
+    code = "overloaded"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # whole seconds
+
+
+class ToolNotStartedError(ToolError):
+    """A tool call the answer never made: its deadline was spent before the tools' turn came (a queue,
+    a slow search). Not the provider's doing, so not a provider_timeout."""
+
+    status = 504
+    code = "tool_not_started"
+
+
 class JobRunningError(WayfarerError):
     status = 409
     code = "job_running"
@@ -227,3 +255,13 @@ class IngestError(WayfarerError):
 
 class ReservedDocumentIdError(IngestError):
     code = "reserved_document_id"
+
+
+def error_json(exc: WayfarerError, message: str | None = None) -> dict[str, dict[str, Any]]:
+    """The error body of ``exc`` (its message, or ``message``), with ``retry_after`` (seconds) when it
+    says when to come back: what an HTTP answer and a WebSocket error frame both carry."""
+    body: dict[str, dict[str, Any]] = {"error": {"code": exc.code, "message": message or exc.message}}
+    retry_after = getattr(exc, "retry_after", None)  # RateLimitedError, OverloadedError
+    if retry_after is not None:
+        body["error"]["retry_after"] = retry_after
+    return body

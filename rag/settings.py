@@ -71,8 +71,14 @@ class LimitsSettings(BaseModel):
     provider_max_bytes: int = Field(8 * 1024 * 1024, ge=1024)
     # One tool call, retries and token refresh included; past it the call fails with provider_timeout.
     tool_deadline_seconds: float = Field(12.0, gt=0)
-    # One chat answer; tools still running then are reported as timed out and the answer goes out.
+    # One chat answer; tools still running then are reported as timed out and the answer goes out, and
+    # tools its turn never came to are reported as not started (tool_not_started).
     chat_deadline_seconds: float = Field(20.0, gt=0)
+    # Chat messages (HTTP and WebSocket) and /v1/route requests worked on at once; 0: no limit.
+    admission_slots: int = Field(32, ge=0)
+    # The longest one may wait for a slot: one that would wait longer (estimated from the queue and how
+    # long a slot is held) is refused at once with 503 overloaded and Retry-After; 0: whenever none is free.
+    admission_wait_seconds: float = Field(5.0, ge=0)
 
 
 class IndexSettings(BaseModel):
@@ -124,6 +130,13 @@ class EmbeddingSettings(BaseModel):
     threads: int = Field(1, ge=1, le=8)
     # Queries (search, routing): the same model as int8 ONNX (fast), or "same" as the documents' embedder.
     query_backend: Literal["onnx-int8", "same"] = "onnx-int8"
+    # One run of the query model holds at most this many tokens, padding included (texts x the longest
+    # one's tokens, each cut to the model's window first): a batch of long texts is run a few at a time.
+    max_batch_tokens: int = Field(2048, ge=64)
+    # The query model's CPU memory arena (onnxruntime): "shrink" gives back what a run of more than 512
+    # tokens grew it by; "off" takes each run's memory from the heap; "keep" (onnxruntime's default)
+    # keeps the largest run's memory for the life of the process.
+    query_arena: Literal["shrink", "off", "keep"] = "shrink"
 
 
 class LLMSettings(BaseModel):

@@ -14,6 +14,16 @@ hours in service. The last third of the
 samples must not grow by more than ``--slack`` MiB for the memory to count as a plateau; otherwise the
 exit status is 1. ``--trace`` also compares tracemalloc snapshots of the first sample and the end and
 prints the ten places that grew most (slower: use it to find a leak, not to measure).
+
+    python scripts/bench_memory.py --long 40 [--users 20] [--long-slack 300]
+
+Long messages instead of the soak: ``--long`` /v1/route messages of 2,000 characters (the most a message
+may have), each beside an ordinary one, ``--users`` at a time, so the query model embeds batches of long
+texts as it does under load. RSS is read when the service is ready and after the messages (after a
+garbage collection); growth above ``--long-slack`` MiB makes the exit status 1. Then the median time
+to embed a short query, over interleaved rounds in this process: the service's query embedder against
+the same model with onnxruntime's default arena kept (``query_arena=keep``), as a ratio. The settings
+before the fix: ``WAYFARER_EMBEDDING__QUERY_ARENA=keep WAYFARER_EMBEDDING__MAX_BATCH_TOKENS=65536``.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import gc
 import json
 import logging
 import random
+import statistics
 import sys
 import time
 import tracemalloc
@@ -51,6 +62,11 @@ ROUTES = [
     ("GET", "/v1/tools"),
     ("POST", "/v1/admin/reindex"),
 ]
+
+
+def overloaded(resp: aiohttp.ClientResponse) -> bool:
+    """A 503 for load, with when to come back: the admission limit doing its job, not a failure."""
+    return resp.status == 503 and "Retry-After" in resp.headers
 
 
 def fuzz_body(rng: random.Random) -> tuple[bytes, dict[str, str]]:
@@ -83,7 +99,7 @@ async def fuzz(session: aiohttp.ClientSession, base: str, rng: random.Random, n:
         try:
             async with session.request(method, base + path, data=data, headers=headers) as resp:
                 await resp.read()
-                if resp.status >= 500:
+                if resp.status >= 500 and not overloaded(resp):
                     tally.failed(f"http_{resp.status}", f"{method} {path} {data[:80]!r}")
         except (TimeoutError, aiohttp.ClientError) as exc:
             tally.failed(type(exc).__name__, f"{method} {path}")
@@ -98,7 +114,7 @@ async def big(session: aiohttp.ClientSession, base: str, n: int, tally: Tally) -
                 base + path, data=body, headers={"Content-Type": "application/json"}
             ) as r:
                 await r.read()
-                if r.status >= 500:
+                if r.status >= 500 and not overloaded(r):
                     tally.failed(f"http_{r.status}", f"big body to {path}")
         except (TimeoutError, aiohttp.ClientError):
             pass  # a server may close the connection on a body it refuses: that is not a failure
@@ -115,10 +131,126 @@ async def calls(session: aiohttp.ClientSession, base: str, rng: random.Random, n
         try:
             async with session.post(base + path, json=body) as resp:
                 await resp.read()
-                if resp.status >= 500:
+                if resp.status >= 500 and not overloaded(resp):
                     tally.failed(f"http_{resp.status}", path)
         except (TimeoutError, aiohttp.ClientError) as exc:
             tally.failed(type(exc).__name__, path)
+
+
+LONG_PARTS = [
+    "I would like to fly from {a} to {b} sometime in {m}",
+    "and then take the train on to {c} for a few nights",
+    "we are two adults and a child who loves museums, parks and old churches",
+    "also what will the weather be like in {b} that week",
+    "plus a quiet hotel near the old town with breakfast included",
+    "then maybe a day trip to the coast if the forecast is good",
+    "as well as some ideas for dinner that are not too expensive",
+    "and how do we get from the airport to the centre late at night",
+]
+PLACES = ["Lisbon", "Porto", "Madrid", "Seville", "Rome", "Florence", "Paris", "Lyon", "Vienna", "Prague"]
+MONTHS = ["May", "June", "September", "October"]
+
+
+def long_message(rng: random.Random, chars: int = 2000) -> str:
+    """A rambling travel message of exactly ``chars`` characters, with many clauses the router embeds."""
+    parts: list[str] = []
+    while sum(len(p) + 2 for p in parts) < chars:
+        a, b, c = rng.sample(PLACES, 3)
+        parts.append(rng.choice(LONG_PARTS).format(a=a, b=b, c=c, m=rng.choice(MONTHS)))
+    return ", ".join(parts)[:chars]
+
+
+async def route(session: aiohttp.ClientSession, base: str, user: str, text: str, tally: Tally) -> None:
+    """One /v1/route message; a refusal for load (503 overloaded) is retried after its Retry-After."""
+    while True:
+        try:
+            async with session.post(f"{base}/v1/route", json={"user_id": user, "message": text}) as resp:
+                body = await resp.json()
+                if resp.status == 503 and body["error"]["code"] == "overloaded":
+                    tally.failed("overloaded (retried)", user)
+                    await asyncio.sleep(float(resp.headers.get("Retry-After", "1")))
+                    continue
+                if resp.status != 200:
+                    tally.failed(f"http_{resp.status}", f"{user}: {body}")
+                return
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            tally.failed(type(exc).__name__, user)
+            return
+
+
+async def short_query_p50(app: Any, rounds: int = 80, per_round: int = 10) -> tuple[float, float]:
+    """Median ms to embed a short query with the service's query embedder and with the same model on
+    onnxruntime's default arena (kept), measured in interleaved rounds (which goes first alternates) so
+    both see the same load."""
+    from rag.embedding.onnx import OnnxEmbedder
+
+    service = app[keys.QUERY_EMBEDDER]
+    settings = app[keys.SETTINGS].embedding
+    kept = await OnnxEmbedder.load(settings.model_copy(update={"query_arena": "keep"}))
+    query = "hotels in Lisbon next weekend for 2 adults"
+    times: dict[str, list[float]] = {"service": [], "keep": []}
+    try:
+        pair = [("service", service), ("keep", kept)]
+        for k in range(rounds):
+            for name, embedder in pair if k % 2 else reversed(pair):
+                for _ in range(per_round):
+                    start = time.perf_counter()
+                    await embedder.embed_query(query)
+                    times[name].append((time.perf_counter() - start) * 1000)
+    finally:
+        await kept.close()
+    return statistics.median(times["service"]), statistics.median(times["keep"])
+
+
+async def long_messages(count: int, at_once: int, slack: float) -> int:
+    rng = random.Random(0)
+    async with serve_in_process(SETTINGS) as (base, app):
+        embedding = app[keys.SETTINGS].embedding
+        gc.collect()
+        before = current_rss_mib()
+        print(
+            f"service ready (query arena {embedding.query_arena}, at most {embedding.max_batch_tokens} "
+            f"tokens a run): RSS {before:.0f} MiB",
+            flush=True,
+        )
+        tally = Tally()
+        cities = ["Lisbon", "Rome", "Paris", "Tokyo", "Berlin", "Prague"]
+        jobs = []
+        for i in range(count):
+            jobs.append(route_job(base, f"mem-long-{i}", long_message(rng)))
+            jobs.append(route_job(base, f"mem-short-{i}", f"hotels in {rng.choice(cities)} next weekend"))
+        timeout = aiohttp.ClientTimeout(total=600)
+        start = time.perf_counter()
+        peak = before
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=timeout) as session:
+            for k in range(0, len(jobs), 2 * at_once):
+                await asyncio.gather(*(job(session, tally) for job in jobs[k : k + 2 * at_once]))
+                peak = max(peak, current_rss_mib())
+        wall = time.perf_counter() - start
+        gc.collect()
+        after = current_rss_mib()
+        print(
+            f"{count} long (2,000-character) and {count} ordinary /v1/route messages, {at_once} long at once, "
+            f"in {wall:.0f} s: RSS {before:.0f} -> {after:.0f} MiB ({after - before:+.0f} MiB; highest "
+            f"between waves {peak:.0f}); refusals and failures {dict(tally.errors) or 'none'}",
+            flush=True,
+        )
+        service, kept = await short_query_p50(app)
+        print(
+            f"short query p50: {service:.2f} ms (query arena {embedding.query_arena}) vs {kept:.2f} ms "
+            f"(onnxruntime's default arena, kept): ratio {service / kept:.2f}"
+        )
+    failed = sum(n for code, n in tally.errors.items() if code != "overloaded (retried)")
+    grew = after - before
+    print(f"growth {grew:+.0f} MiB: {'within' if grew <= slack else 'over'} {slack:.0f} MiB")
+    return 0 if grew <= slack and not failed else 1
+
+
+def route_job(base: str, user: str, text: str) -> Any:
+    async def job(session: aiohttp.ClientSession, tally: Tally) -> None:
+        await route(session, base, user, text, tally)
+
+    return job
 
 
 KINDS = ("flight_offer", "hotel_offer", "activity", "weather", "location", "inspiration", "cheapest_date")
@@ -216,6 +348,10 @@ def main() -> None:
     parser.add_argument("--slack", type=float, default=40, help="MiB the last third may grow by")
     parser.add_argument("--trace", action="store_true")
     parser.add_argument(
+        "--long", type=int, default=0, help="send this many long /v1/route messages instead of the soak"
+    )
+    parser.add_argument("--long-slack", type=float, default=300, help="MiB RSS may grow by (--long)")
+    parser.add_argument(
         "--expire-seconds",
         type=float,
         default=None,
@@ -224,6 +360,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.ERROR)  # the fuzzing's refusals are expected: one line each
+    if args.long:
+        sys.exit(asyncio.run(long_messages(args.long, args.users, args.long_slack)))
     sys.exit(asyncio.run(main_async(args.minutes, args.users, args.slack, args.trace, args.expire_seconds)))
 
 

@@ -21,7 +21,7 @@ from rag.chat.steps import (
     read_message,
     route_json,
 )
-from rag.errors import ProviderTimeoutError
+from rag.errors import ProviderTimeoutError, ToolNotStartedError
 from rag.live.service import ToolOutcome
 from rag.web import keys
 
@@ -82,12 +82,15 @@ async def test_the_composer_answers_from_what_was_found_and_numbers_its_sources(
     assert tail.startswith("\nSources: [1] ")
 
 
-async def test_calls_past_the_answer_s_budget_answer_a_timeout(shared_client: TestClient) -> None:
+async def test_calls_the_answer_s_budget_left_no_time_for_are_not_started(shared_client: TestClient) -> None:
     tools, today = shared_client.app[keys.TOOL_SERVICE], chat_of(shared_client).today()
     calls: dict[str, Any] = {"weather_forecast": {"city": "Lisbon"}}
+    made = tools.provider_calls
     [late] = await call_tools(tools, calls, "steps-tools", today, budget=0.0, deadline=5)
-    assert isinstance(late, ProviderTimeoutError)
-    assert late.message == "weather_forecast timed out: no answer within the chat's 5 s"
+    assert isinstance(late, ToolNotStartedError) and not isinstance(late, ProviderTimeoutError)
+    assert (late.code, late.status) == ("tool_not_started", 504)
+    assert late.message == "weather_forecast was not called: the answer's 5 s ran out before its turn came"
+    assert tools.provider_calls == made  # the provider was never asked
     [done] = await call_tools(tools, calls, "steps-tools", today, budget=None)
     assert isinstance(done, ToolOutcome) and done.call.results
 

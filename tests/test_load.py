@@ -41,6 +41,9 @@ async def loaded_client(aiohttp_client, make_settings, small_seed):  # type: ign
         # The default per-user limit (30 a minute) stays on: every message is counted.
         WAYFARER_CONNECTORS__MIN_INTERVAL_MS="0",  # the client's provider pacing would only slow the test
         WAYFARER_CONNECTORS__RATE_LIMIT_PER_SECOND="100000",
+        # Admission stays on (8 at once) but every message may queue for its turn: what is tested here
+        # is the store under concurrency, not refusals for load (tests/test_saturation.py).
+        WAYFARER_LIMITS__ADMISSION_WAIT_SECONDS="200",
     )
     assert settings.server.chat_rate_limit > len(conversation(0))
     app: web.Application = create_app(settings)

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable
 
 from rag.chat.events import Frame, WsCancelled, WsChunk
-from rag.errors import WayfarerError
+from rag.errors import WayfarerError, error_json
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class Run:
         except asyncio.CancelledError:
             self._push(WsCancelled(type="cancelled", id=self.id, text=self.written).frame())
         except WayfarerError as exc:
-            self._push({"type": "error", **exc.to_json()})
+            self._push({"type": "error", **error_json(exc)})
         except Exception:
             logger.exception("chat answer %s failed", self.id)
             self._push({"type": "error", "error": {"code": "internal_error", "message": "internal error"}})

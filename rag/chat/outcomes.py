@@ -68,7 +68,8 @@ def tool_results(calls: Sequence[PlannedCall], outcomes: list[ToolOutcome | Base
                 )
             )
             # Refused parameters never went out; a place the provider could not find did, and a
-            # follow-up ("what about the 3rd?") changes that search.
+            # follow-up ("what about the 3rd?") changes that search. So does one the answer had no time
+            # for (tool_not_started): it was asked for as much as one that timed out.
             if not isinstance(outcome, ToolValidationError) or isinstance(outcome, UnknownLocationError):
                 done.made.append(call.name)
             continue

@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from connectors.places import LocationCatalogue, Place
+from rag.chat.admission import Admission, Slot
 from rag.chat.answers import finish
 from rag.chat.events import ChatAnswer, ChatEvent, WsChunk
 from rag.chat.generate import LLMWriter, render_data
@@ -75,8 +76,11 @@ class ChatService:
         today: Callable[[], dt.date] | None = None,
         timezone: str = "UTC",
         grounding: bool = True,
+        admission: Admission | None = None,
     ) -> None:
         """``deadline_seconds`` bounds the tools of one answer, counted from the message's arrival.
+        ``admission``: how many messages and route previews are worked on at once (up to their tool
+        calls), and how long one may wait for its turn (rag.chat.admission); none, no limit.
         ``today``: a fixed date for the travellers (tests), else today in the traveller's ``timezone``
         (a message's own, else this default); past dates are asked about. ``grounding``: passages only from
         the conversation's places (evaluations switch it off to compare). ``max_message_chars`` is not
@@ -86,6 +90,7 @@ class ChatService:
         self.grounding = grounding
         self._specs = ToolSpecs(router.config.tools, router.tools)
         self._deadline = deadline_seconds
+        self._admission = admission or Admission(0, 0)
         self._writer = writer
         self._limits = limits
         self._metrics = metrics or Metrics()
@@ -161,7 +166,10 @@ class ChatService:
         text = read_message(text)
         said: list[str] = []
         asked: asyncio.Future[int] | None = None  # the question being saved; then its answer's place
+        slot: Slot | None = None
         try:  # from the first wait on, so a cancel however early still saves the turn
+            slot = await self._admission.acquire()  # overloaded: refused, like rate_limited, unsaved
+            clock.mark("admission")
             if self._limits is not None:
                 await self._limits.check("chat", user_id, address)
             today = self.today(timezone)
@@ -175,6 +183,7 @@ class ChatService:
             clock.mark("route")
             found = await self.find(turn, vector, user_id)
             clock.mark("search")
+            slot.release()  # the rest waits on providers (and a model), not on this process's cores
             done = await self.call_tools(turn, user_id, clock.left(self._deadline))
             clock.mark("tools")
             draft = compose_answer(turn, found, done, self._specs.declared)
@@ -193,6 +202,9 @@ class ChatService:
         except asyncio.CancelledError:
             await finish(_save_stopped(self.sessions, user_id, text, answer_id, asked, "".join(said)))
             raise
+        finally:
+            if slot is not None:
+                slot.release()
         answer = ChatAnswer(
             type="response",
             id=answer_id or None,
@@ -322,8 +334,10 @@ class ChatService:
 
     async def preview(self, user_id: str | None, text: str, timezone: str | None = None) -> dict[str, Any]:
         """What the chat would do for ``text`` in ``user_id``'s conversation (a new one without a user),
-        as /v1/route answers it: the same decision, but no tool is called and nothing is stored."""
-        return route_json(await self.read_turn(user_id, read_message(text), self.today(timezone)))
+        as /v1/route answers it: the same decision, but no tool is called and nothing is stored. It takes
+        a slot as a message does (the model work is the same)."""
+        async with self._admission.slot():
+            return route_json(await self.read_turn(user_id, read_message(text), self.today(timezone)))
 
     def _checker(self, today: dt.date) -> Check:
         """Each tool's own check of a call's parameters, as the tool would run it on ``today``."""

@@ -45,7 +45,7 @@ from rag.dialogue.actions import (
 from rag.dialogue.forecast import Climate
 from rag.dialogue.policy import Decision
 from rag.dialogue.trip import TripState
-from rag.errors import ProviderTimeoutError
+from rag.errors import ProviderTimeoutError, ToolNotStartedError
 from rag.live.service import ToolOutcome, ToolService
 from rag.routing.router import RouteDecision
 from rag.store.base import Hit
@@ -214,15 +214,23 @@ async def call_tools(
     budget: float | None,
     deadline: float | None = None,
 ) -> list[ToolOutcome | BaseException]:
-    """Each call's outcome or error, in order; calls still running after ``budget`` seconds are
-    cancelled and answer ProviderTimeoutError (naming the chat's ``deadline``), so one stalled provider
-    cannot hold the answer."""
+    """Each call's outcome or error, in order, within ``budget`` seconds (what is left of the chat's
+    ``deadline``), so one stalled provider cannot hold the answer. A call whose provider was still
+    working then is cancelled and answers ProviderTimeoutError; one that never reached its provider
+    (the budget spent before the tools' turn, or on the way to the provider) answers
+    ToolNotStartedError: the answer ran out of time, not the provider."""
+    if not calls:
+        return []
+    if budget is not None and budget <= 0:
+        logger.warning("chat: the %s s answer deadline was spent before the tools %s", deadline, list(calls))
+        return [_not_started(name, deadline) for name in calls]
+    started = {name: asyncio.Event() for name in calls}
     tasks = [
-        asyncio.create_task(tools.call(name, params, user_id, today=today), name=f"chat-tool-{name}")
+        asyncio.create_task(
+            tools.call(name, params, user_id, today=today, started=started[name]), name=f"chat-tool-{name}"
+        )
         for name, params in calls.items()
     ]
-    if not tasks:
-        return []
     try:
         _, late = await asyncio.wait(tasks, timeout=budget)
     finally:
@@ -232,8 +240,11 @@ async def call_tools(
         await asyncio.gather(*late, return_exceptions=True)
     outcomes: list[ToolOutcome | BaseException] = []
     for name, task in zip(calls, tasks, strict=True):
-        if task in late:
-            logger.warning("chat: %s did not finish within the %g s answer deadline", name, budget)
+        if task in late and not started[name].is_set():
+            logger.warning("chat: %s was not started within the %s s answer deadline", name, deadline)
+            outcomes.append(_not_started(name, deadline))
+        elif task in late:
+            logger.warning("chat: %s did not finish within the %s s answer deadline", name, deadline)
             outcomes.append(
                 ProviderTimeoutError(f"{name} timed out: no answer within the chat's {deadline:g} s")
             )
@@ -244,6 +255,11 @@ async def call_tools(
         else:
             outcomes.append(task.result())
     return outcomes
+
+
+def _not_started(name: str, deadline: float | None) -> ToolNotStartedError:
+    spent = f"{deadline:g} s" if deadline is not None else "time"
+    return ToolNotStartedError(f"{name} was not called: the answer's {spent} ran out before its turn came")
 
 
 @dataclass(frozen=True)

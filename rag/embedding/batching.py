@@ -3,6 +3,10 @@
 While one batch is being computed, new requests queue up; the next batch takes
 all of them (up to ``max_batch``). Under load this approaches batch throughput,
 and a lone request pays no added wait.
+
+``token_batches`` then splits what one call embeds into the model's runs: by length, so short texts
+are not padded to a long one's length, and within a budget of padded tokens, so a batch of long texts
+takes as much memory as a few of them, never the whole batch at the model's window.
 """
 
 from __future__ import annotations
@@ -17,6 +21,23 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def token_batches(lengths: Sequence[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+    """The indexes of texts of these token ``lengths``, grouped into model runs, shortest first: each
+    run holds at most ``max_texts`` texts and, padded to its longest, at most ``max_tokens`` tokens (a
+    text longer than that runs alone). Pure."""
+    runs: list[list[int]] = []
+    run: list[int] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        # Sorted ascending, so the text being added is the run's longest.
+        if run and (len(run) >= max_texts or lengths[i] * (len(run) + 1) > max_tokens):
+            runs.append(run)
+            run = []
+        run.append(i)
+    if run:
+        runs.append(run)
+    return runs
 
 
 class MicroBatcher(Generic[T, R]):

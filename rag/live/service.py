@@ -183,11 +183,13 @@ class ToolService:
         *,
         strict: bool = False,
         today: dt.date | None = None,
+        started: asyncio.Event | None = None,
     ) -> ToolOutcome:
         """One tool call for ``user_id``; ``strict`` validates ``raw`` as client JSON (no type coercion);
-        ``today`` is the traveller's date, which dates are checked against."""
+        ``today`` is the traveller's date, which dates are checked against; ``started`` is set when the
+        provider is asked (or a call in flight joined), so a caller that gives up can say which it was."""
         try:
-            outcome = await self._call(name, raw, user_id, strict, today)
+            outcome = await self._call(name, raw, user_id, strict, today, started)
         except WayfarerError as exc:
             self.metrics.tool_calls.labels(name if name in self.ingestor.tools else "unknown", exc.code).inc()
             raise
@@ -204,7 +206,13 @@ class ToolService:
         return outcome
 
     async def _call(
-        self, name: str, raw: Any, user_id: str | None, strict: bool, today: dt.date | None
+        self,
+        name: str,
+        raw: Any,
+        user_id: str | None,
+        strict: bool,
+        today: dt.date | None,
+        started: asyncio.Event | None = None,
     ) -> ToolOutcome:
         params = self.runner.validate(name, raw, strict=strict, today=today)
         scope = user_id or ANONYMOUS_SCOPE
@@ -217,6 +225,8 @@ class ToolService:
                 return ToolOutcome(
                     ToolCall(name, provider.name, provider.sandbox, params, cached, 0.0), True, 0
                 )
+        if started is not None:
+            started.set()
         call, shared = await self._provider_call(name, params)
         ingesting = 0
         if self._settings.ingest and call.results and await self.queue.submit(call, scope, key):

@@ -106,6 +106,11 @@ class Metrics:
             "Chat messages, route requests and tool calls refused by the rate limits",
             registry=r,
         )
+        self.overloaded = Counter(
+            "wayfarer_overloaded",
+            "Chat messages and route requests refused because no slot would free soon enough",
+            registry=r,
+        )
         self.job_runs = Counter(
             "wayfarer_job_runs", "Scheduled job runs by job and outcome", ["job", "outcome"], registry=r
         )

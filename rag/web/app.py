@@ -11,6 +11,7 @@ from aiohttp import web
 
 from connectors.factory import open_tools
 from rag.background import BackgroundTasks
+from rag.chat.admission import Admission
 from rag.chat.answers import AnswerBook
 from rag.chat.generate import LLMWriter
 from rag.chat.service import ChatService
@@ -212,6 +213,11 @@ async def live_ctx(app: web.Application) -> AsyncGenerator[None, None]:
         limits=app[keys.LIMITS],
         metrics=metrics,
         deadline_seconds=settings.limits.chat_deadline_seconds,
+        admission=Admission(
+            settings.limits.admission_slots,
+            settings.limits.admission_wait_seconds,
+            on_refused=metrics.overloaded.inc,
+        ),
     )
     app[keys.ANSWERS] = AnswerBook()
     yield

@@ -177,7 +177,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             body=s.RouteRequest,
             ok=r.RouteResponse,
-            raises=(*_USER, *_BODY, errors.RateLimitedError, *_BACKEND),
+            raises=(*_USER, *_BODY, errors.RateLimitedError, errors.OverloadedError, *_BACKEND),
         ),
         Endpoint(
             "post",
@@ -187,7 +187,14 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             body=s.ChatRequest,
             ok=r.ChatAnswer,
-            raises=(*_USER, *_BODY, errors.RateLimitedError, errors.ProviderTimeoutError, *_BACKEND),
+            raises=(
+                *_USER,
+                *_BODY,
+                errors.RateLimitedError,
+                errors.OverloadedError,
+                errors.ProviderTimeoutError,
+                *_BACKEND,
+            ),
         ),
         Endpoint(
             "get",

@@ -13,10 +13,11 @@ from aiohttp.http_exceptions import BadHttpMethod, ContentEncodingError
 from aiohttp.web_protocol import RequestHandler
 
 from rag.errors import (
+    OverloadedError,
     PayloadTooLargeError,
-    RateLimitedError,
     UnsupportedContentEncodingError,
     WayfarerError,
+    error_json,
 )
 from rag.web import keys
 from rag.web.jsonio import json_response
@@ -110,13 +111,12 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         check_content_encoding(request)
         return await handler(request)
     except WayfarerError as exc:
-        if exc.status >= 500:
+        if exc.status >= 500 and not isinstance(exc, OverloadedError):  # load: counted in the metrics
             logger.warning("%s %s failed: %s", request.method, request.path, exc.message)
         message = exc.message if len(exc.message) <= MESSAGE_CHARS else exc.message[:MESSAGE_CHARS] + "…"
-        headers = None
-        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
-            headers = {"Retry-After": str(exc.retry_after)}
-        response = json_response(error_body(exc.code, message), status=exc.status, headers=headers)
+        retry_after = getattr(exc, "retry_after", None)  # RateLimitedError, OverloadedError
+        retry = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        response = json_response(error_json(exc, message), status=exc.status, headers=retry)
         if request.content.exception() is not None or isinstance(exc, PayloadTooLargeError):
             response.force_close()  # the body was not read to its end: this connection is spent
         return response

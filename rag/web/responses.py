@@ -57,6 +57,11 @@ class ErrorDetail(BaseModel):
         description="Stable machine-readable code (rag/errors.py)", json_schema_extra={"enum": _CODES}
     )
     message: str = Field(description="What went wrong, for a person")
+    retry_after: int | None = Field(
+        None,
+        description="Seconds to wait before trying again (overloaded; over HTTP also the Retry-After header)",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class ErrorBody(BaseModel):
