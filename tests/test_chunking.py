@@ -33,6 +33,8 @@ def test_no_text_is_lost_and_bound_holds(doc: str, max_tokens: int, overlap: int
         )
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert chunks == chunk_markdown(doc, "Title", max_tokens=max_tokens, overlap=overlap)
+    # Each chunk knows its length, as the pipeline's batches by length read it.
+    assert [c.tokens for c in chunks] == [count_words(c.text) for c in chunks]
 
 
 def test_heading_path_and_overlap() -> None:

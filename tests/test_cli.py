@@ -105,7 +105,7 @@ def test_seed_sync_keeps_the_documents_seeded_from_a_users_folder(tmp_path: Path
 
 
 def write_corpus(root: Path, n: int) -> None:
-    """``n`` one-chunk documents: several embedding groups (128 chunks each) that embed quickly."""
+    """``n`` one-chunk documents that embed quickly, each recorded as soon as its point is written."""
     for i in range(n):
         (root / f"note-{i:03}.md").parent.mkdir(parents=True, exist_ok=True)
         (root / f"note-{i:03}.md").write_text(
@@ -116,7 +116,7 @@ def write_corpus(root: Path, n: int) -> None:
 
 def test_interrupted_seed_resumes_without_duplicates(tmp_path: Path) -> None:
     corpus, data = tmp_path / "corpus", tmp_path / "data"
-    write_corpus(corpus, 400)  # four groups: the first documents are recorded long before the last
+    write_corpus(corpus, 400)  # recorded one by one: the test holds the records back after the first
     extra = {"WAYFARER_INDEX__SEED_DIR": str(corpus)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "rag.cli", "seed", "--data-dir", str(data)],

@@ -17,7 +17,8 @@ from connectors.tools import ToolCall
 from rag.embedding.sentence_transformer import SentenceTransformerEmbedder
 from rag.embedding.sparse import Bm25Encoder
 from rag.errors import IndexUnavailableError
-from rag.ingest.documents import SourceDocument, user_id_prefix
+from rag.ingest.chunking import chunk_markdown
+from rag.ingest.documents import SourceDocument, chunk_id, user_id_prefix
 from rag.ingest.pipeline import SEED_ORIGIN, Ingestor
 from rag.ingest.progress import IngestProgress
 from rag.ingest.seeding import load_documents, load_files, seed_directory, seed_files
@@ -169,6 +170,35 @@ async def test_large_document_and_metadata(parts) -> None:  # type: ignore[no-un
     hits = await retriever.search("Quintaflor night ferry", 3, {"country_code": "PT"})
     assert hits and hits[0].payload["title"] == "Night buses" and hits[0].payload["x"] == [1, 2]
     assert "N2718" in hits[0].payload["text"]
+
+
+async def test_each_chunk_gets_its_own_vector_when_batches_go_by_length(
+    parts, embedder: SentenceTransformerEmbedder, sparse: Bm25Encoder, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Chunks are embedded out of document order (like lengths together, over many batches): every
+    vector must still land on its own chunk, so each chunk's text finds that very chunk first."""
+    _, store, _ = parts
+    kv = SQLiteKV(tmp_path / "own.db")  # its own records: an ingestor batching three chunks at a time
+    await kv.open()
+    ingestor = Ingestor(store, embedder, sparse, kv, max_tokens=60, overlap=10, embed_batch=3)
+    topics = ["ferries", "night trains", "street food", "museums", "cycling", "markets", "beaches"]
+    text = "\n\n".join(
+        f"## {topic.title()}\n\n" + " ".join(f"Note {i} on {topic} in Valdoria." for i in range(1 + 4 * n))
+        for n, topic in enumerate(topics)
+    )
+    doc = SourceDocument("valdoria", text, {"title": "Valdoria"})
+    try:
+        counts = await ingestor.ingest([doc])
+    finally:
+        await kv.close()
+    chunks = chunk_markdown(
+        doc.text, doc.title, max_tokens=60, overlap=10, count_tokens=embedder.count_tokens
+    )
+    assert counts.chunks == len(chunks) > 6 and len({c.tokens for c in chunks}) > 3
+    vectors = await embedder.embed_documents([c.text for c in chunks])
+    for c, vector in zip(chunks, vectors, strict=True):
+        hits = await store.search(vector, None, 1, mode="dense")
+        assert hits[0].id == chunk_id(doc.id, c.index) and hits[0].score > 0.999, c.index
 
 
 async def test_concurrent_ingest_of_the_same_document(parts) -> None:  # type: ignore[no-untyped-def]

@@ -202,6 +202,16 @@ class StoreContract:
                 break
         assert sorted(seen) == sorted(p.id for p in DOCS)
 
+    async def test_a_bulk_load_writes_as_ever(self, store: VectorStore) -> None:
+        async with store.bulk():
+            await store.upsert(DOCS[:2])
+            async with store.bulk():  # runs may overlap (two seeding runs at once)
+                await store.upsert(DOCS[2:])
+            hits = await store.search(axis(1), BM25.encode_query("sushi"), 1)
+            assert hits[0].payload["document_id"] == "tokyo"  # searchable at once
+            await store.delete([DOCS[0].id])
+        assert await store.count() == 3
+
     async def test_ping(self, store: VectorStore) -> None:
         assert await store.ping() is True
 
@@ -257,6 +267,56 @@ class TestEdgeStore(StoreContract):
         # 7,500 points of 2 KB passed through: without compaction the segments keep all of them (the
         # write-ahead log is bounded by its own segment files once flushed).
         assert sizes[-1] <= sizes[0] * 1.5, sizes
+
+    async def test_a_bulk_load_optimises_once_at_its_end(self, tmp_path: Path) -> None:
+        """A seeding run builds the search graph once, not every ``compact_every`` points as it grows."""
+        store = EdgeStore(tmp_path / "i", "c", DIM, 60, 20, compact_every=1_000)
+        await store.open()
+        try:
+            async with store.bulk():
+                for start in range(0, 3_500, 100):
+                    await store.upsert([point(f"b{i}", i, "a quiet room") for i in range(start, start + 100)])
+                assert (store.compactions, store.flushes) == (0, 3)  # the log is flushed all the same
+                assert await store.count() == 3_500
+            assert store.compactions == 1
+            await store.upsert([point("after", 0, "a room")])  # counting starts again after it
+            assert store.compactions == 1
+        finally:
+            await store.close()
+
+    async def test_a_growing_index_is_optimised_once_a_quarter_of_it_changed(self, tmp_path: Path) -> None:
+        """Written a little at a time (uploads, tool results), an index that grows is optimised once per
+        ``compact_every`` points while small, then once per quarter of its size: each optimisation
+        rebuilds the graph of what it merges, so optimising every ``compact_every`` points would cost
+        the square of the index's size."""
+        store = EdgeStore(tmp_path / "i", "c", DIM, 60, 20, compact_every=1_000)
+        await store.open()
+        try:
+            for start in range(0, 20_000, 200):
+                await store.upsert([point(f"g{i}", i, "a room") for i in range(start, start + 200)])
+            # At 1,000 to 5,000 points, then a quarter on: 6,400, 8,000, 10,000, 12,600, 15,800, 19,800
+            # (20 before); flushed every 1,000 points written in between.
+            assert store.compactions == 11, store.compactions
+            assert store.flushes == 11, store.flushes
+            assert await store.count() == 20_000
+        finally:
+            await store.close()
+
+    async def test_a_bulk_load_cut_short_leaves_the_optimising_to_the_next_write(
+        self, tmp_path: Path
+    ) -> None:
+        store = EdgeStore(tmp_path / "i", "c", DIM, 60, 20, compact_every=1_000)
+        await store.open()
+        try:
+            with pytest.raises(RuntimeError, match="stopped"):
+                async with store.bulk():
+                    await store.upsert([point(f"b{i}", i, "a quiet room") for i in range(1_200)])
+                    raise RuntimeError("stopped")
+            assert store.compactions == 0
+            await store.upsert([point("next", 0, "a room")])
+            assert store.compactions == 1
+        finally:
+            await store.close()
 
 
 def _size(directory: Path) -> int:

@@ -31,6 +31,9 @@ class Chunk:
     heading: str  # heading path, e.g. "Paris City Guide > Food and drink"
     overlap: str  # text repeated from the chunk before, for context
     content: str  # text that first appears in this chunk
+    # About how many model tokens ``text`` has (the sum of its parts' counts), so the pipeline can embed
+    # chunks of like length together without counting them again.
+    tokens: int = 0
 
     @property
     def text(self) -> str:
@@ -59,11 +62,13 @@ def chunk_markdown(
     chunks: list[Chunk] = []
     for path, body in _sections(text, title):
         heading = " > ".join(path)
+        heading_tokens = count_tokens(heading) if heading else 0
         # Keep room for the heading line; never less than a quarter of the bound for the body.
-        budget = max(max_tokens - count_tokens(heading) - 1, max_tokens // 4) if heading else max_tokens
+        budget = max(max_tokens - heading_tokens - 1, max_tokens // 4) if heading else max_tokens
         units = list(_units(body, budget, count_tokens))
         for overlap_units, own_units in _pack(units, budget, min(overlap, budget // 2)):
-            chunks.append(Chunk(len(chunks), heading, _join(overlap_units), _join(own_units)))
+            tokens = heading_tokens + sum(u.tokens for u in overlap_units) + sum(u.tokens for u in own_units)
+            chunks.append(Chunk(len(chunks), heading, _join(overlap_units), _join(own_units), tokens))
     return chunks
 
 

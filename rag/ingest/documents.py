@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
@@ -148,8 +149,12 @@ def norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+@functools.lru_cache(maxsize=1024)
 def country_code(name: str) -> str | None:
-    """ISO 3166 alpha-2 code for a country name or code, or None when unknown."""
+    """ISO 3166 alpha-2 code for a country name or code, or None when unknown.
+
+    Cached: a fuzzy lookup takes tens of milliseconds, and every chunk of a guide names the same country.
+    """
     aliases = {"usa": "US", "uk": "GB", "united states of america": "US", "england": "GB", "scotland": "GB"}
     key = norm(name)
     if key in aliases:
@@ -164,18 +169,15 @@ def country_code(name: str) -> str | None:
         return str(found[0].alpha_2) if len(found) == 1 else None
 
 
-def chunk_payload(doc: SourceDocument, position: int, count: int, heading: str, text: str) -> dict[str, Any]:
+def document_payload(doc: SourceDocument) -> dict[str, Any]:
+    """What every chunk of ``doc`` carries (metadata, ids, hash, place), worked out once a document."""
     payload: dict[str, Any] = {k: v for k, v in doc.metadata.items() if k not in RESERVED_KEYS}
     payload.setdefault("title", doc.title)
     payload.setdefault("source", doc.source)
     payload.setdefault("kind", "document")
+    # The chunk's own fields are filled in by chunk_payload; set here, they keep the payload's key order.
     payload.update(
-        document_id=doc.id,
-        chunk_index=position,
-        chunk_count=count,
-        heading=heading,
-        text=text,
-        content_hash=doc.content_hash,
+        document_id=doc.id, chunk_index=0, chunk_count=0, heading="", text="", content_hash=doc.content_hash
     )
     if isinstance(doc.metadata.get("city"), str):
         payload["city_norm"] = norm(doc.metadata["city"])
@@ -183,6 +185,20 @@ def chunk_payload(doc: SourceDocument, position: int, count: int, heading: str, 
         code = country_code(doc.metadata["country"])
         if code:
             payload["country_code"] = code
+    return payload
+
+
+def chunk_payload(
+    doc: SourceDocument,
+    position: int,
+    count: int,
+    heading: str,
+    text: str,
+    shared: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A chunk's payload; ``shared`` is ``document_payload(doc)`` when the caller has it already."""
+    payload = dict(document_payload(doc) if shared is None else shared)
+    payload.update(chunk_index=position, chunk_count=count, heading=heading, text=text)
     return payload
 
 

@@ -37,24 +37,25 @@ async def rebuild(
     copied = 0
     try:
         offset: str | None = None
-        while True:
-            hits, offset = await switch.current.scroll(None, batch, offset)
-            if hits:
-                texts = [str(h.payload.get("text", "")) for h in hits]
-                dense = await embedder.embed_documents(texts)
-                sparse_vectors = await asyncio.to_thread(_encode, sparse, texts)
-                async with switch.write_lock:
-                    # A point written or deleted since it was read went to both already: keep that.
-                    now = {h.id: h.payload for h in await switch.current.get([h.id for h in hits])}
-                    points = [
-                        Point(h.id, d, s, h.payload)
-                        for h, d, s in zip(hits, dense, sparse_vectors, strict=True)
-                        if now.get(h.id) == h.payload
-                    ]
-                    await new.upsert(points)
-                copied += len(points)
-            if offset is None:
-                break
+        async with new.bulk():  # its search graph is built once, before it serves
+            while True:
+                hits, offset = await switch.current.scroll(None, batch, offset)
+                if hits:
+                    texts = [str(h.payload.get("text", "")) for h in hits]
+                    dense = await embedder.embed_documents(texts)
+                    sparse_vectors = await asyncio.to_thread(_encode, sparse, texts)
+                    async with switch.write_lock:
+                        # A point written or deleted since it was read went to both already: keep that.
+                        now = {h.id: h.payload for h in await switch.current.get([h.id for h in hits])}
+                        points = [
+                            Point(h.id, d, s, h.payload)
+                            for h, d, s in zip(hits, dense, sparse_vectors, strict=True)
+                            if now.get(h.id) == h.payload
+                        ]
+                        await new.upsert(points)
+                    copied += len(points)
+                if offset is None:
+                    break
         async with switch.write_lock:
             total_old, total_new = await switch.current.count(), await new.count()
         if total_old != total_new:

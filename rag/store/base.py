@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -73,6 +74,12 @@ class VectorStore(Protocol):
         ...
 
     async def delete(self, ids: Sequence[str]) -> None: ...
+
+    def bulk(self) -> AbstractAsyncContextManager[None]:
+        """Writes inside are one bulk load (a seeding run): an index that optimises itself only when told
+        (the embedded one) defers that to the end, once, instead of rebuilding its search graph as it
+        grows. Nothing else changes: every write is searchable as soon as it returns."""
+        ...
 
     async def delete_where(self, flt: Filter) -> None: ...
 

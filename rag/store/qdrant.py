@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from qdrant_client import AsyncQdrantClient, models
@@ -101,6 +101,11 @@ class QdrantStore:
         structs = [models.PointStruct(id=p.id, vector=_vectors(p), payload=p.payload) for p in points]
         with _backend("upsert failed"):
             await self._client.upsert(self._collection, points=structs, wait=True)
+
+    @asynccontextmanager
+    async def bulk(self) -> AsyncIterator[None]:
+        """Nothing to defer: a Qdrant server optimises in the background, and writes never wait for it."""
+        yield
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:

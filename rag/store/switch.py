@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
 
 from rag.embedding.base import SparseVector
@@ -72,6 +72,15 @@ class SwitchableStore:
 
     async def delete(self, ids: Sequence[str]) -> None:
         await self._write(lambda s: s.delete(ids))
+
+    @asynccontextmanager
+    async def bulk(self) -> AsyncIterator[None]:
+        """A bulk load on the collection serving now, and on a rebuild's new one if it is being filled."""
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self.current.bulk())
+            if self.shadow is not None:
+                await stack.enter_async_context(self.shadow.bulk())
+            yield
 
     async def delete_where(self, flt: Filter) -> None:
         await self._write(lambda s: s.delete_where(flt))
