@@ -62,6 +62,18 @@ async def chat(request: web.Request) -> web.StreamResponse:
     return web.json_response(completion({"role": "assistant", "content": content}))
 
 
+def delta_event(text: str) -> bytes:
+    """One server-sent event of a streamed completion, carrying ``text``."""
+    event = {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": "stub",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+    }
+    return f"data: {json.dumps(event)}\n\n".encode()
+
+
 async def stream(request: web.Request, text: str, broken: bool) -> web.StreamResponse:
     """Server-sent events as OpenAI streams them: one delta a word, then [DONE] (or a cut connection)."""
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
@@ -70,14 +82,7 @@ async def stream(request: web.Request, text: str, broken: bool) -> web.StreamRes
         if broken and i == 2:
             await resp.write(b"data: {not json\n\n")
             return resp
-        delta = {
-            "id": "chatcmpl-stub",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": "stub",
-            "choices": [{"index": 0, "delta": {"content": (" " if i else "") + word}, "finish_reason": None}],
-        }
-        await resp.write(f"data: {json.dumps(delta)}\n\n".encode())
+        await resp.write(delta_event((" " if i else "") + word))
     await resp.write(b"data: [DONE]\n\n")
     return resp
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +23,7 @@ import pytest
 from aiohttp import web
 
 from rag.web import keys
-from tests.llm_stub import completion
+from tests.llm_stub import completion, delta_event
 
 WAIT = 30.0  # a hang guard, not a timing assertion
 WORDS = ["Pack", "light", "layers."]
@@ -42,17 +40,6 @@ class Gate:
 GATE = web.AppKey("gate", Gate)
 
 
-def _delta(text: str) -> bytes:
-    event = {
-        "id": "chatcmpl-stub",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": "stub",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
-    }
-    return f"data: {json.dumps(event)}\n\n".encode()
-
-
 async def _completions(request: web.Request) -> web.StreamResponse:
     gate = request.app[GATE]
     body = await request.json()
@@ -63,7 +50,7 @@ async def _completions(request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     await resp.prepare(request)
     for i, word in enumerate(WORDS):
-        await resp.write(_delta((" " if i else "") + word))
+        await resp.write(delta_event((" " if i else "") + word))
     await resp.write(b"data: [DONE]\n\n")
     return resp
 

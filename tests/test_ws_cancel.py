@@ -9,8 +9,6 @@ Every wait is on a frame or on the history; ``WAIT`` only turns a hang into a fa
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -23,7 +21,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from rag.web import keys
 from tests.conftest import env_settings, serve
-from tests.llm_stub import completion
+from tests.llm_stub import completion, delta_event
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 30.0  # a hang guard, not a timing assertion
@@ -42,17 +40,6 @@ class Pen:
 PEN = web.AppKey("pen", Pen)
 
 
-def _delta(text: str) -> bytes:
-    event = {
-        "id": "chatcmpl-stub",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": "stub",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
-    }
-    return f"data: {json.dumps(event)}\n\n".encode()
-
-
 async def _completions(request: web.Request) -> web.StreamResponse:
     pen = request.app[PEN]
     body = await request.json()
@@ -64,7 +51,7 @@ async def _completions(request: web.Request) -> web.StreamResponse:
     for i, word in enumerate(WORDS):
         if i == 1:
             await pen.gate.wait()
-        await resp.write(_delta((" " if i else "") + word))
+        await resp.write(delta_event((" " if i else "") + word))
     await resp.write(b"data: [DONE]\n\n")
     return resp
 
