@@ -1,6 +1,7 @@
 """The chat at the speed of what it calls: each chat message beside the same work asked for directly.
 
     python scripts/bench_paths.py [--users 10,40,100] [--seconds 10] [--rounds 2] [--only tool,knowledge]
+                                  [--side both|chat|direct]
 
 The service runs in this process on the embedded defaults (Qdrant Edge, SQLite, the offline sandbox,
 the extractive composer, self-ingestion on), seeded once into a cached data directory; rate limits
@@ -15,10 +16,14 @@ run for ``--seconds`` by N concurrent clients, the sides interleaved round after
 
 Each client sends one request after another, each as a new user (so neither side answers a repeat
 from that user's ingested results, and both write every result they get), cycling through the same
-300 searches in the same order. Reported per side and concurrency:
+300 searches in the same order. Before the rounds, each of the 300 searches is made once directly, so
+the offers they show are embedded before either side is measured; each side starts once the queue of
+results to write is empty, and the sides take turns going first. Reported per side and concurrency:
 answers per second, p50 and p99 latency as the client sees it, and errors (non-200 answers, chat
 answers that made no tool call or cite nothing); then the chat's throughput as a share of the
-direct path's. Client and service share the cores.
+direct path's, and the p50 of each of the chat's steps (its ``timings_ms``). Client and service share
+the cores. ``WAYFARER_LIVE__SHARE_SECONDS=0`` makes every direct call reach the provider: by default an
+identical call answered in the last 30 s is shared, and the direct side then mostly reads a kept answer.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -59,6 +65,24 @@ CITIES = [
     "Istanbul",
     "Seoul",
 ]
+STEPS: dict[str, list[float]] = {}  # the chat's own timings of each step, by step, while a side runs
+
+
+class StepTimings(logging.Handler):
+    """Collects the ``timings_ms`` of each chat message's log line (rag.chat.service)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for step, ms in getattr(record, "chat", {}).get("timings_ms", {}).items():
+            STEPS.setdefault(step, []).append(ms)
+
+
+def steps_line() -> str:
+    """The chat's steps, p50 in ms, in the order a message takes them; then forgotten."""
+    shown = ", ".join(f"{k} {percentile(sorted(v), 0.5):.0f}" for k, v in STEPS.items())
+    STEPS.clear()
+    return shown
+
+
 Send = Callable[[aiohttp.ClientSession, str, int, int], Awaitable[tuple[bool, str]]]
 
 
@@ -113,6 +137,30 @@ PAIRS: dict[str, tuple[tuple[str, Send], tuple[str, Send]]] = {
     "tool": (("chat: hotel search", chat_hotel), ("POST /v1/tools/hotel_search", tool_hotel)),
     "knowledge": (("chat: knowledge question", chat_knowledge), ("POST /v1/search", search)),
 }
+
+
+async def warm(base: str) -> None:
+    """Every one of the 300 searches once on the direct path, then the queue drained: the offers they
+    show are embedded and cached before either side is measured, so neither side pays for embedding
+    what the other would then find in the cache."""
+    timeout = aiohttp.ClientTimeout(total=120)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        for first in range(0, 300, 20):
+            await asyncio.gather(*(tool_hotel(session, base, 0, k) for k in range(first, first + 20)))
+    await drained(base)
+
+
+async def drained(base: str) -> None:
+    """Until the queue of results to write is empty, so each side starts as the first did and does
+    not pay for the writes the side before it left behind."""
+    async with aiohttp.ClientSession() as session:
+        while True:
+            async with session.get(f"{base}/metrics") as resp:
+                text = await resp.text()
+            queued = [ln for ln in text.splitlines() if ln.startswith("wayfarer_live_queue_calls ")]
+            if not queued or float(queued[0].split()[1]) == 0:
+                return
+            await asyncio.sleep(0.2)
 
 
 async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[str, Any]:
@@ -171,29 +219,44 @@ def line(name: str, users: int, r: dict[str, Any]) -> str:
 async def main(args: argparse.Namespace) -> None:
     pairs = {k: PAIRS[k] for k in args.only.split(",")}
     async with seeded_service(CACHE, SETTINGS) as base:
+        chat_log = logging.getLogger("rag.chat.service")
+        chat_log.setLevel(logging.INFO)
+        chat_log.propagate = False
+        chat_log.addHandler(StepTimings())
         rss0 = current_rss_mib()
         # Warm up every path once (models, caches, the first provider calls).
         for (_, a), (_, b) in pairs.values():
             await run_side(base, a, 2, 2)
             await run_side(base, b, 2, 2)
+        await warm(base)
+        STEPS.clear()
+        steps: list[str] = []
         print("| side | users | answers | answers/s | p50 ms | p99 ms | errors |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         ratios: list[str] = []
         for users in [int(u) for u in args.users.split(",")]:
             for kind, ((chat_name, chat), (direct_name, direct)) in pairs.items():
-                sums: dict[str, dict[str, Any] | None] = {chat_name: None, direct_name: None}
-                for _ in range(args.rounds):
-                    for name, send in ((chat_name, chat), (direct_name, direct)):
+                sides = [(chat_name, chat), (direct_name, direct)]
+                if args.side != "both":  # one side alone, to profile it (no ratio)
+                    sides = [sides[0] if args.side == "chat" else sides[1]]
+                sums: dict[str, dict[str, Any] | None] = {name: None for name, _ in sides}
+                for n in range(args.rounds):
+                    for name, send in sides if n % 2 == 0 else sides[::-1]:  # each side first in turn
+                        await drained(base)
                         sums[name] = merge(sums[name], await run_side(base, send, users, args.seconds))
+                if args.side != "direct":
+                    steps.append(f"{kind} at {users} users, the chat's steps (p50 ms): {steps_line()}")
                 for name, r in sums.items():
                     assert r is not None
                     print(line(name, users, r), flush=True)
-                a, b = sums[chat_name], sums[direct_name]
-                assert a is not None and b is not None
-                share = (a["n"] / a["seconds"]) / max(1e-9, b["n"] / b["seconds"])
-                ratios.append(f"{kind} at {users} users: chat {share:.2f}x the direct path")
+                if args.side == "both":
+                    a, b = sums[chat_name], sums[direct_name]
+                    assert a is not None and b is not None
+                    share = (a["n"] / a["seconds"]) / max(1e-9, b["n"] / b["seconds"])
+                    ratios.append(f"{kind} at {users} users: chat {share:.2f}x the direct path")
         print()
         print("\n".join(ratios))
+        print("\n".join(steps))
         async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
             shown = [
                 line
@@ -212,4 +275,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=10.0, help="each side's time per round")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per concurrency")
     parser.add_argument("--only", default="tool,knowledge", help="which pairs: tool, knowledge")
+    parser.add_argument(
+        "--side", default="both", choices=["both", "chat", "direct"], help="one side alone: to profile it"
+    )
     asyncio.run(main(parser.parse_args()))

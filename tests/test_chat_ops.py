@@ -77,7 +77,7 @@ async def test_one_structured_log_line_per_message(client, caplog: pytest.LogCap
     assert fields["action"] == "guide" and fields["why"]  # what the policy decided, and which rule
     assert "noor" not in json.dumps(fields) and len(fields["user"]) == 12
     timings = fields["timings_ms"]
-    steps = ["embed", "route", "search", "tools", "compose"]  # each step's own time
+    steps = ["saved", "embed", "route", "search", "tools", "compose"]  # each step's own time
     assert set(timings) >= {*steps, "answer", "first_chunk", "complete"}
     assert all(timings[s] >= 0 for s in steps) and timings["embed"] > 0 and timings["compose"] > 0
     # Each figure is rounded to 0.01 ms on its own: their sum may exceed the rounded whole by that much each.

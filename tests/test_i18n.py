@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from openai import AsyncOpenAI
 
 from connectors.places import LocationCatalogue
@@ -17,6 +19,7 @@ from rag.chat.composer import Passage, ToolAnswer
 from rag.chat.generate import LLMWriter
 from rag.embedding.onnx import OnnxEmbedder
 from rag.i18n import LANGUAGES, detect_language, join_list, message, phrases, placeholders
+from rag.i18n.detect import _MARKERS, _marked, _weighed
 from rag.routing.config import load_config
 from rag.routing.router import Router
 from rag.settings import EmbeddingSettings
@@ -91,6 +94,25 @@ def test_unsure_or_english_messages_are_english(text: str) -> None:
 def test_a_long_message_is_read_by_its_opening() -> None:
     long = "Quiero un hotel en Lisboa para el puente de mayo, cerca del centro y con desayuno. " * 30
     assert len(long) > 2000 and detect_language(long) == "es"
+
+
+_WORDS = sorted(
+    {w for words in _MARKERS.values() for w in words.split()} | {"Lisboa", "Rome", "hotel", "São", "Paulo"}
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12), st.sampled_from([*LANGUAGES, "xx"]))
+@example(["quando", "some"], "en")  # English leads by half a word, the model makes it Portuguese
+@example(["cómo", "nuit", "alla", "desde", "at", "about"], "en")
+def test_english_words_decide_only_where_the_model_could_not_change_the_answer(
+    words: list[str], default: str
+) -> None:
+    """Messages whose marker words make them English skip the model; the answer is the one the model
+    would have given (mixed-language messages, every conversation language)."""
+    text = " ".join(words)
+    lowered = [w.lower() for w in words]
+    assert detect_language(text, default) == _weighed(text, lowered, _marked(lowered), default)
 
 
 # --- the message catalogue ---------------------------------------------------------------------------

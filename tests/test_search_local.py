@@ -26,12 +26,13 @@ async def test_a_search_here_reads_the_index_the_service_seeded_and_leaves_no_th
     assert [r["id"] for r in here["results"]] == [r["id"] for r in served["results"]]
     assert here["results"][0]["metadata"]["city"] == "Lisbon" and not notes
     # A thread the search left running would keep the command from exiting (executors' idle workers do
-    # not: they are named by their executor and stop at exit; a bare thread, like a database's, does). A
-    # closed database's thread ends just after the close returns: each is given time to end.
+    # not: they are named by their executor and stop at exit; a bare thread does), or would hold a
+    # database open (the key-value store's own thread). A closed database's thread ends just after the
+    # close returns: each is given time to end.
     bare = [
         t
         for t in threading.enumerate()
-        if t.ident not in before and not t.daemon and re.match(r"Thread-\d+", t.name)
+        if t.ident not in before and not t.daemon and re.match(r"Thread-\d+|kv-sqlite", t.name)
     ]
     for thread in bare:
         await asyncio.to_thread(thread.join, 30)

@@ -176,6 +176,7 @@ class ChatService:
             asked = asyncio.ensure_future(self.sessions.ask(user_id, text, **_with_id(answer_id)))
             await finish(asked)
             place = asked.result()
+            clock.mark("saved")  # the question in the history
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             clock.mark("embed")
             turn = await self.read_turn(user_id, text, today, vector)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import time
 import uuid
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -33,6 +35,8 @@ LOCK_WAIT = 15.0
 PAGE_TURNS = 20  # what GET /v1/sessions/{user_id} shows when it is not asked for more or fewer
 # In a stored question: the seq its answer is to take (SessionStore.ask); never shown.
 _KEPT = "answer_seq"
+# Characters of histories and trips a single-process store keeps in memory (Remembered).
+REMEMBERED_CHARS = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -72,12 +76,92 @@ def _turn(role: str, text: str, extra: dict[str, Any]) -> dict[str, Any]:
     return {"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra}
 
 
+class Remembered:
+    """What this process last read or wrote under a key, the least recently used forgotten first once
+    they hold more than ``chars`` characters; each is kept no longer than the store keeps it."""
+
+    def __init__(self, chars: int) -> None:
+        self._chars = chars
+        self._held = 0
+        self._values: OrderedDict[str, tuple[str | None, float]] = OrderedDict()
+
+    def get(self, key: str) -> tuple[bool, str | None]:
+        """(True, the value, None for none) when remembered, else (False, None)."""
+        kept = self._values.get(key)
+        if kept is None:
+            return False, None
+        if kept[1] <= time.monotonic():
+            self.forget(key)
+            return False, None
+        self._values.move_to_end(key)
+        return True, kept[0]
+
+    def put(self, key: str, value: str | None, ttl: float | None) -> None:
+        self.forget(key)
+        until = time.monotonic() + ttl if ttl is not None else float("inf")
+        self._values[key] = (value, until)
+        self._held += len(value or "")
+        while self._held > self._chars and self._values:
+            old, (gone, _) = self._values.popitem(last=False)
+            self._held -= len(gone or "")
+
+    def forget(self, key: str) -> None:
+        kept = self._values.pop(key, None)
+        if kept is not None:
+            self._held -= len(kept[0] or "")
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 class SessionStore:
-    def __init__(self, kv: KVStore, ttl: float | None = 30 * 86400) -> None:
+    """Histories and trips in the KV store. When this process is the store's only user (SQLite: not
+    ``replicated``), what it last read or wrote is remembered (``Remembered``), and a message reads its
+    conversation from memory rather than from the store: three of a message's six store operations.
+    Writes go to the store first, then to memory. Replicas (Redis) always read the store."""
+
+    def __init__(
+        self, kv: KVStore, ttl: float | None = 30 * 86400, *, remembered_chars: int = REMEMBERED_CHARS
+    ) -> None:
         self._kv = kv
         self._ttl = ttl
         # One writer per user in this process; the KV lock orders writers across replicas.
         self._local: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.remembered = None if kv.replicated else Remembered(remembered_chars)
+        self._changes = 0  # writes begun and ended
+
+    async def _get(self, key: str) -> str | None:
+        if self.remembered is None:
+            return await self._kv.get(key)
+        known, value = self.remembered.get(key)
+        if not known:
+            changes = self._changes
+            value = await self._kv.get(key)
+            if changes == self._changes:  # no write began or ended meanwhile: what was read is current
+                self.remembered.put(key, value, self._ttl)
+        return value
+
+    async def _set(self, key: str, value: str) -> None:
+        async with self._changing(key):
+            await self._kv.set(key, value, self._ttl)
+            if self.remembered is not None:
+                self.remembered.put(key, value, self._ttl)
+
+    async def _delete(self, key: str) -> bool:
+        async with self._changing(key):
+            return await self._kv.delete(key)
+
+    @asynccontextmanager
+    async def _changing(self, key: str) -> AsyncIterator[None]:
+        """A write of ``key``: forgotten first, so a write cancelled after the store took it cannot leave
+        the old value remembered; reads that overlap it do not remember what they read."""
+        self._changes += 1
+        if self.remembered is not None:
+            self.remembered.forget(key)
+        try:
+            yield
+        finally:
+            self._changes += 1
 
     async def history(self, user_id: str) -> list[dict[str, Any]]:
         """Every kept turn, oldest first, each with its ``seq``."""
@@ -85,7 +169,7 @@ class SessionStore:
 
     async def _stored(self, user_id: str) -> list[dict[str, Any]]:
         """The turns as stored: with the places questions keep for their answers."""
-        raw = await self._kv.get(f"session:{user_id}:history")
+        raw = await self._get(f"session:{user_id}:history")
         return numbered(json.loads(raw)) if raw else []
 
     async def page(self, user_id: str, before: int | None = None, limit: int = PAGE_TURNS) -> Page:
@@ -126,7 +210,7 @@ class SessionStore:
             # Keep the first turn (it usually sets the trip up) and the latest ones.
             if len(turns) > HISTORY_LIMIT:
                 turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
-            await self._kv.set(f"session:{user_id}:history", json.dumps(turns), self._ttl)
+            await self._set(f"session:{user_id}:history", json.dumps(turns))
             return seq
 
     @asynccontextmanager
@@ -152,13 +236,13 @@ class SessionStore:
                 await self._kv.delete_if(key, token)
 
     async def trip(self, user_id: str) -> TripState:
-        raw = await self._kv.get(f"session:{user_id}:trip")
+        raw = await self._get(f"session:{user_id}:trip")
         return TripState.model_validate_json(raw) if raw else TripState()
 
     async def save_trip(self, user_id: str, trip: TripState) -> None:
-        await self._kv.set(f"session:{user_id}:trip", trip.model_dump_json(), self._ttl)
+        await self._set(f"session:{user_id}:trip", trip.model_dump_json())
 
     async def forget(self, user_id: str) -> bool:
-        a = await self._kv.delete(f"session:{user_id}:history")
-        b = await self._kv.delete(f"session:{user_id}:trip")
+        a = await self._delete(f"session:{user_id}:history")
+        b = await self._delete(f"session:{user_id}:trip")
         return a or b

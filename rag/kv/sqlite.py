@@ -7,14 +7,15 @@ import contextlib
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
+from typing import Any, TypeVar
 
 from rag.errors import KVUnavailableError
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (
@@ -29,12 +30,12 @@ _LIVE = "(expires_at IS NULL OR expires_at > ?)"
 
 
 class SQLiteKV:
-    """One aiosqlite connection in autocommit mode; every operation is one statement run under a lock.
-
-    Each operation executes, reads its rows and closes its cursor in one round trip to the database's
-    thread before the next one starts, so no
-    coroutine can commit (or step) while another's statement is still open on the shared connection
-    ("cannot commit transaction - SQL statements in progress"), and no two operations interleave.
+    """One connection in autocommit mode, owned by one thread of its own: every operation is one call on
+    that thread, whole (a statement executed, its rows read; a sliding window's read and write in one
+    transaction), so operations never interleave and need no lock in the event loop. Operations queue
+    for the thread and run back to back, each answered as it finishes. A caller cancelled while its
+    operation waits or runs does not stop it: it finishes (or rolls back) on the thread, so nothing is
+    left half done on the connection.
     """
 
     # Expired rows are invisible at once, and deleted every this many writes (Redis expires them itself).
@@ -44,14 +45,15 @@ class SQLiteKV:
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._db: aiosqlite.Connection | None = None
-        self._lock = asyncio.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._thread: ThreadPoolExecutor | None = None
         self._writes = 0
 
     async def open(self) -> None:
         """Open the database; a cancelled open (Ctrl-C while the service starts) still finishes and
-        closes, since aiosqlite's thread would otherwise outlive the event loop."""
-        opening = asyncio.ensure_future(self._open())
+        closes, so the store's thread does not outlive the event loop."""
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="kv-sqlite")
+        opening = asyncio.ensure_future(self._call(self._open))
         try:
             await asyncio.shield(opening)
         except asyncio.CancelledError:
@@ -59,44 +61,66 @@ class SQLiteKV:
                 await opening
             await self.close()
             raise
+        except KVUnavailableError:
+            await self.close()  # a file it cannot use: its thread must end too
+            raise
 
-    async def _open(self) -> None:
+    def _open(self) -> None:
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: autocommit, so each single-statement operation is its own transaction.
-            self._db = await aiosqlite.connect(self._path, timeout=30, isolation_level=None)
-            await self._db.execute("PRAGMA journal_mode=WAL")
-            await self._db.execute("PRAGMA synchronous=NORMAL")
-            await self._db.execute(_SCHEMA)
-            await self._db.execute(_SWEEP, (time.time(),))
+            # check_same_thread=False only so that close() can run where open() did not: on this thread.
+            db = sqlite3.connect(self._path, timeout=30, isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(_SCHEMA)
+                db.execute(_SWEEP, (time.time(),))
+            except sqlite3.Error:
+                db.close()
+                raise
+            self._db = db
         except (sqlite3.Error, OSError) as exc:
-            await self.close()  # a connection that opened a file it cannot use: its thread must end too
             raise KVUnavailableError(
                 f"cannot open the key-value store at {self._path}: {exc}; move the file away to start "
                 "afresh, or pick another data directory with --data-dir"
             ) from exc
 
+    async def _call(self, fn: Callable[[], T]) -> T:
+        """``fn`` on the store's thread. Not cancellable once queued: a cancel reaches the caller only."""
+        if self._thread is None:
+            raise KVUnavailableError("the key-value store is not open")
+        running = asyncio.get_running_loop().run_in_executor(self._thread, fn)
+        running.add_done_callback(lambda done: done.cancelled() or done.exception())  # a cancelled caller's
+        return await asyncio.shield(running)
+
     @property
-    def _conn(self) -> aiosqlite.Connection:
+    def _conn(self) -> sqlite3.Connection:
         if self._db is None:
             raise KVUnavailableError("the key-value store is not open")
         return self._db
 
+    def _counted(self, db: sqlite3.Connection) -> None:
+        """A write done: every SWEEP_EVERY-th also deletes expired rows."""
+        self._writes += 1
+        if self._writes % self.SWEEP_EVERY == 0:
+            db.execute(_SWEEP, (time.time(),))
+
     async def _run(self, what: str, sql: str, args: tuple[object, ...], *, write: bool = True) -> list[Any]:
-        """Run one statement to completion in one round trip to the database's thread (execute, fetch
-        and close together); return its rows. Writes that must say whether they changed a row say it
-        with ``RETURNING``."""
-        async with self._lock:
-            conn = self._conn
+        """Run one statement to completion on the store's thread; return its rows. Writes that must say
+        whether they changed a row say it with ``RETURNING``."""
+
+        def run() -> list[Any]:
+            db = self._conn
             try:
-                rows = await conn.execute_fetchall(sql, args)
+                rows = db.execute(sql, args).fetchall()
                 if write:
-                    self._writes += 1
-                    if self._writes % self.SWEEP_EVERY == 0:
-                        await conn.execute_fetchall(_SWEEP, (time.time(),))
+                    self._counted(db)
             except sqlite3.Error as exc:
                 raise KVUnavailableError(f"key-value {what} failed: {exc}") from exc
-        return list(rows)
+            return rows
+
+        return await self._call(run)
 
     async def set_if_absent(self, key: str, value: str, ttl: float | None = None) -> bool:
         now = time.time()
@@ -147,46 +171,36 @@ class SQLiteKV:
         return int(rows[0][0]) if rows else 1
 
     async def slide(self, key: str, now: float, window: float, limit: int) -> float:
-        # The log is the hits' times in the value, read and written in one IMMEDIATE transaction: a
-        # second process on the same file waits for it, as coroutines here wait for the lock. Shielded:
-        # a caller cancelled mid-way (a chat message stopped at once) must not leave the transaction
-        # open on the shared connection, where every later BEGIN would fail.
-        running = asyncio.ensure_future(self._slide_once(key, now, window, limit))
-        running.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return await asyncio.shield(running)
-
-    async def _slide_once(self, key: str, now: float, window: float, limit: int) -> float:
-        async with self._lock:
-            conn = self._conn
+        # The log is the hits' times in the value, read and written in one IMMEDIATE transaction on the
+        # store's thread: a second process on the same file waits for it.
+        def run() -> float:
+            db = self._conn
             try:
-                await conn.execute("BEGIN IMMEDIATE")
+                db.execute("BEGIN IMMEDIATE")
                 try:
-                    wait = await self._slide(conn, key, now, window, limit)
-                    await conn.execute("COMMIT")
+                    wait = self._slide(db, key, now, window, limit)
+                    db.execute("COMMIT")
                 except BaseException:
                     with contextlib.suppress(sqlite3.Error):
-                        await conn.execute("ROLLBACK")
+                        db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
                 raise KVUnavailableError(f"key-value write failed: {exc}") from exc
-        return wait
+            return wait
 
-    async def _slide(
-        self, conn: aiosqlite.Connection, key: str, now: float, window: float, limit: int
-    ) -> float:
-        async with conn.execute(f"SELECT value FROM kv WHERE key = ? AND {_LIVE}", (key, time.time())) as cur:
-            row = await cur.fetchone()
+        return await self._call(run)
+
+    def _slide(self, db: sqlite3.Connection, key: str, now: float, window: float, limit: int) -> float:
+        row = db.execute(f"SELECT value FROM kv WHERE key = ? AND {_LIVE}", (key, time.time())).fetchone()
         hits = [t for t in _times(str(row[0]) if row else "") if t > now - window]
         if len(hits) >= limit:
             return min(hits) + window - now
         hits.append(now)
-        await conn.execute(
+        db.execute(
             "INSERT OR REPLACE INTO kv (key, value, expires_at) VALUES (?, ?, ?)",
             (key, " ".join(map(repr, hits)), time.time() + window),
         )
-        self._writes += 1
-        if self._writes % self.SWEEP_EVERY == 0:
-            await conn.execute(_SWEEP, (time.time(),))
+        self._counted(db)
         return 0.0
 
     async def renew(self, key: str, value: str, ttl: float) -> bool:
@@ -225,10 +239,21 @@ class SQLiteKV:
         return True
 
     async def close(self) -> None:
-        async with self._lock:
+        """Close the connection on its thread (after every operation queued before), then end the
+        thread."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+
+        def shut() -> None:
             db, self._db = self._db, None
-        if db is not None:
-            await db.close()
+            if db is not None:
+                db.close()
+
+        try:
+            await asyncio.get_running_loop().run_in_executor(thread, shut)
+        finally:
+            thread.shutdown(wait=True)
 
 
 def _times(value: str) -> list[float]:
