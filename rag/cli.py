@@ -217,9 +217,11 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from connectors.sandbox.app import create_sandbox_app
+    from rag.web.startup import ensure_port_free
 
     settings = load_settings()
     configure_logging(settings.log_level, settings.log_format)
+    ensure_port_free(args.host, args.port, other="another `wayfarer sandbox`", option="--port")
     logger.info("offline travel sandbox on http://%s:%d (synthetic data)", args.host, args.port)
     web.run_app(
         create_sandbox_app(settings.connectors.sandbox_faults), host=args.host, port=args.port, print=None

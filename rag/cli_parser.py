@@ -1,19 +1,49 @@
 """The ``wayfarer`` command line: every command, argument and option, each with its help.
 
-Only argparse here; ``rag.cli`` runs the command named in ``args.command``.
+Only argparse here; ``rag.cli`` runs the command named in ``args.command``. Every argument is checked
+here, before anything loads: a bad one is one line (``wayfarer: invalid_arguments: ...``), exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+
+from rag.jobs.names import JOBS
 
 DATA_DIR_HELP = "the data folder: index and key-value store (default ./data; WAYFARER_SERVER__DATA_DIR)"
 ADMIN_NOTE = "needs WAYFARER_ADMIN_TOKEN, the same as the service's"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors said in one line like every other error of the command."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]  # exits, as argparse's does
+        self.exit(2, f"wayfarer: invalid_arguments: {message} (`{self.prog} --help` says what it takes)\n")
+
+
+def bounded(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (no upper bound without one)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is not {what} {span}")
+        return value
+
+    return parse
+
+
+port = bounded(0, 65535, "a port number")
+
+
 def _command(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, details: str = ""
+    sub: argparse._SubParsersAction[Parser], name: str, summary: str, details: str = ""
 ) -> argparse.ArgumentParser:
     return sub.add_parser(
         name,
@@ -24,7 +54,7 @@ def _command(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="wayfarer",
         description="Wayfarer travel knowledge service.",
         epilog="Settings come from WAYFARER_* environment variables and a .env file; "
@@ -37,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--host", default=None, help="address to listen on (default 127.0.0.1; WAYFARER_SERVER__HOST)"
     )
     serve.add_argument(
-        "--port", type=int, default=None, help="port to listen on (default 8080; WAYFARER_SERVER__PORT)"
+        "--port", type=port, default=None, help="port to listen on (default 8080; WAYFARER_SERVER__PORT)"
     )
     serve.add_argument("--data-dir", type=Path, default=None, metavar="DIR", help=DATA_DIR_HELP)
 
@@ -65,14 +95,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", default=None, help=f"send the documents to the running service at URL instead ({ADMIN_NOTE})"
     )
     seed.add_argument(
-        "--batch", type=int, default=50, metavar="N", help="documents per request with --url (default 50)"
+        "--batch",
+        type=bounded(1),
+        default=50,
+        metavar="N",
+        help="documents per request with --url (default 50)",
     )
 
     sandbox = _command(
         sub, "sandbox", "run the offline travel API sandbox on its own (synthetic data, for trying the tools)"
     )
     sandbox.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    sandbox.add_argument("--port", type=int, default=8090, help="port to listen on (default 8090)")
+    sandbox.add_argument("--port", type=port, default=8090, help="port to listen on (default 8090)")
 
     tools = _command(
         sub,
@@ -99,14 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument("query", metavar="QUERY", help="what to look for, in words")
     search.add_argument(
-        "--top-k", type=int, default=5, metavar="K", help="how many passages (1 to 50, default 5)"
+        "--top-k", type=bounded(1, 50), default=5, metavar="K", help="how many passages (1 to 50, default 5)"
     )
     search.add_argument(
         "--url", default=None, help="search through the running service at URL (e.g. http://127.0.0.1:8080)"
     )
     search.add_argument("--json", action="store_true", help="print /v1/search's JSON answer instead of text")
     search.add_argument(
-        "--lines", type=int, default=4, metavar="N", help="lines of each passage to show (default 4; 0: all)"
+        "--lines",
+        type=bounded(0),
+        default=4,
+        metavar="N",
+        help="lines of each passage to show (default 4; 0: all)",
     )
     search.add_argument("--data-dir", type=Path, default=None, metavar="DIR", help=DATA_DIR_HELP)
 
@@ -119,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument(
         "--job",
         metavar="JOB",
-        help="run only this job: seed-sync, purge-expired, refresh-popular or rebuild",
+        choices=JOBS,
+        help="run only this job: " + ", ".join(JOBS[:-1]) + " or " + JOBS[-1],
     )
     reindex.add_argument(
         "--rebuild", action="store_true", help="re-embed everything into a new collection, then switch to it"

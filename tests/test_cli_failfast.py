@@ -56,6 +56,39 @@ def listener() -> Iterator[int]:
 
 
 @pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["serve", "--port", "99999"], ["--port", "99999", "from 0 to 65535"]),
+        (["serve", "--port", "eighty"], ["--port", "'eighty'"]),
+        (["sandbox", "--port", "70000"], ["--port", "70000"]),
+        (["sandbox", "--port", "-1"], ["--port", "-1"]),
+        (["reindex", "--job", "nope"], ["--job", "'nope'", "seed-sync"]),
+        (["search", "Lisbon", "--top-k", "0"], ["--top-k", "1 to 50"]),
+        (["search", "Lisbon", "--lines", "-2"], ["--lines"]),
+        (["seed", "--batch", "0"], ["--batch"]),
+        (["tools", "nope"], ["'nope'", "list"]),
+        (["nosuch"], ["'nosuch'", "serve"]),
+        (["serve", "--nosuch"], ["--nosuch"]),
+    ],
+)
+def test_bad_arguments_are_one_line_before_anything_loads(
+    tmp_path: Path, args: list[str], words: list[str]
+) -> None:
+    run = wayfarer(*args, cwd=tmp_path)
+    assert_one_line_error(run, "invalid_arguments", *words)
+    assert not (tmp_path / "data").exists()  # nothing was opened, let alone seeded
+
+
+def test_a_sandbox_port_in_use_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        port = str(sock.getsockname()[1])
+        run = wayfarer("sandbox", "--port", port, cwd=tmp_path)
+    assert_one_line_error(run, "port_in_use", port, "wayfarer sandbox", "--port")
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ["seed", str(SEED_FILE)],

@@ -9,6 +9,7 @@ from rag.embedding.base import Embedder, SparseEncoder
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.progress import IngestProgress
 from rag.jobs import definitions
+from rag.jobs.names import PURGE_EXPIRED, REBUILD, REFRESH_POPULAR, SEED_SYNC
 from rag.jobs.rebuild import rebuild
 from rag.jobs.runner import Job, JobRunner
 from rag.kv.base import KVStore
@@ -19,11 +20,6 @@ from rag.settings import Settings
 from rag.store.base import VectorStore, generation_name
 from rag.store.factory import create_store
 from rag.store.switch import SwitchableStore
-
-SEED_SYNC = "seed-sync"
-PURGE_EXPIRED = "purge-expired"
-REFRESH_POPULAR = "refresh-popular"
-REBUILD = "rebuild"
 
 
 def create_jobs(

@@ -25,7 +25,8 @@ from rag.embedding.factory import (
 from rag.errors import JobRunningError
 from rag.ingest.pipeline import Ingestor
 from rag.ingest.uploads import DocumentJobs
-from rag.jobs.factory import SEED_SYNC, create_jobs
+from rag.jobs.factory import create_jobs
+from rag.jobs.names import SEED_SYNC
 from rag.kv.base import KVStore
 from rag.kv.factory import create_kv
 from rag.limits.callers import CallerLimits, Rate

@@ -131,7 +131,13 @@ def starting_app(startup: Startup) -> web.Application:
     return app
 
 
-def ensure_port_free(host: str, port: int) -> None:
+def ensure_port_free(
+    host: str,
+    port: int,
+    *,
+    other: str = "another `wayfarer serve`",
+    option: str = "--port (WAYFARER_SERVER__PORT)",
+) -> None:
     """Refuse a port another process listens on, before anything binds it.
 
     The service binds with SO_REUSEPORT to hand its port from the starting app to the real one without
@@ -153,8 +159,8 @@ def ensure_port_free(host: str, port: int) -> None:
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
                     raise PortInUseError(
-                        f"port {port} on {host} is in use by another process (another `wayfarer serve`?); "
-                        "stop it or pick another port with --port (WAYFARER_SERVER__PORT)"
+                        f"port {port} on {host} is in use by another process ({other}?); "
+                        f"stop it or pick another port with {option}"
                     ) from exc
                 raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
 
