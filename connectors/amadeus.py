@@ -169,7 +169,7 @@ class AmadeusConnector:
             if isinstance(params, CheapestDatesParams):
                 return list(await self._cheapest_dates(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"Amadeus sent a response we cannot read: {exc!r}") from exc
+            raise ProviderResponseError("Amadeus sent a response we cannot read", repr(exc)) from exc
         raise ProviderUnavailableError(f"Amadeus does not serve {tool}")
 
     async def _flights(self, p: FlightSearchParams, limit: int) -> list[FlightOffer]:

@@ -113,7 +113,7 @@ class DuffelConnector:
         try:
             return list(await self._flights(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"Duffel sent a response we cannot read: {exc!r}") from exc
+            raise ProviderResponseError("Duffel sent a response we cannot read", repr(exc)) from exc
 
     async def _flights(self, p: FlightSearchParams, limit: int) -> list[FlightOffer]:
         answer = await self._http.request(

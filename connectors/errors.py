@@ -64,14 +64,17 @@ class UnknownLocationError(ToolValidationError):
 
 
 class ProviderError(ToolError):
-    """A provider failed. The message may quote the provider's own words, which reach the tool's error,
-    the chat answer and the stored history: it is cleaned and capped however it was raised (a connector
-    declared outside the package included), with the one sanitiser for provider text."""
+    """A provider failed. ``message`` is ours, what the traveller and API clients see (the tool's error,
+    the chat answer, the stored history); the provider's own words (its error text and code, a body we
+    could not read) go in ``detail``, which is logged where the call fails and shown to no one. Both are
+    cleaned and capped however the error was raised (a connector declared outside the package included),
+    with the one sanitiser for provider text."""
 
     code = "provider_error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, detail: str = "") -> None:
         super().__init__(clean_text(message, ERROR_CHARS))
+        self.detail = clean_text(detail, ERROR_CHARS)
 
 
 class ProviderUnavailableError(ProviderError):

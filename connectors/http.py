@@ -179,16 +179,24 @@ class JsonHttp:
             return body
         info = self._describe(status, body)
         detail, code = clean_text(info.message, DETAIL_CHARS), clean_text(info.code, CODE_CHARS)
-        message = f"{self._provider}: {detail or f'HTTP {status}'}" + (f" ({code})" if code else "")
+        # The provider's words are the error's detail (logged by the tool's runner); the traveller gets
+        # our sentence for the status.
+        said = f"{detail or '(no detail)'}" + (f" ({code})" if code else "")
         if status == 429:
+            error: ProviderError = ProviderRateLimitedError(
+                f"{self._provider} is refusing more requests for now (HTTP 429)", said
+            )
             if info.quota:
-                raise ProviderRateLimitedError(message)
-            raise _Retry(ProviderRateLimitedError(message), retry_after)
+                raise error
+            raise _Retry(error, retry_after)
         if status >= 500:
-            raise _Retry(ProviderUnavailableError(message), retry_after)
+            raise _Retry(
+                ProviderUnavailableError(f"{self._provider} failed on its side (HTTP {status})", said),
+                retry_after,
+            )
         if status in (401, 403):
-            raise ProviderAuthError(message)
-        raise ProviderRejectedError(message)
+            raise ProviderAuthError(f"{self._provider} refused our credentials (HTTP {status})", said)
+        raise ProviderRejectedError(f"{self._provider} refused the request (HTTP {status})", said)
 
     async def _read(self, resp: aiohttp.ClientResponse) -> bytes:
         """The body, refused as soon as it is known to be larger than ``max_bytes`` (declared or sent)."""

@@ -124,7 +124,7 @@ class LiteApiConnector:
         try:
             return list(await self._hotels(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"LiteAPI sent a response we cannot read: {exc!r}") from exc
+            raise ProviderResponseError("LiteAPI sent a response we cannot read", repr(exc)) from exc
 
     async def _hotel_list(self, p: HotelSearchParams) -> list[dict[str, Any]]:
         """The city's hotels by name and country; by coordinates when the name finds none."""

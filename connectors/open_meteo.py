@@ -66,7 +66,7 @@ class OpenMeteoConnector:
             place = await self._geocode(params.city)
             return list(await self._daily(place, params))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"Open-Meteo sent a response we cannot read: {exc!r}") from exc
+            raise ProviderResponseError("Open-Meteo sent a response we cannot read", repr(exc)) from exc
 
     async def _geocode(self, text: str) -> dict[str, Any]:
         # The geocoder takes a bare name; "Lisbon, Portugal" narrows by country afterwards.

@@ -101,7 +101,7 @@ class OpenTripMapConnector:
         try:
             return list(await self._places(params, limit))
         except UNREADABLE as exc:
-            raise ProviderResponseError(f"OpenTripMap sent a response we cannot read: {exc!r}") from exc
+            raise ProviderResponseError("OpenTripMap sent a response we cannot read", repr(exc)) from exc
 
     async def _places(self, p: ActivitySearchParams, limit: int) -> list[Activity]:
         assert p.latitude is not None and p.longitude is not None

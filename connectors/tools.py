@@ -16,6 +16,7 @@ import pydantic
 
 from connectors.base import Provider, Terms
 from connectors.errors import (
+    ProviderError,
     ProviderTimeoutError,
     ToolNotFoundError,
     ToolValidationError,
@@ -176,6 +177,12 @@ class ToolRunner:
         try:
             async with deadline:
                 results = await provider.call(name, params, limit or self._max_results)
+        except ProviderError as exc:
+            if exc.detail:  # the provider's own words: for whoever runs the service, not the traveller
+                logger.warning(
+                    "tool %s via %s: %s; the provider said: %s", name, provider.name, exc.message, exc.detail
+                )
+            raise
         except TimeoutError as exc:
             if not deadline.expired():
                 raise

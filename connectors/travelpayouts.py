@@ -168,7 +168,7 @@ class TravelpayoutsConnector:
         )
         if body.get("success") is False:  # an error inside a 200: the envelope is what counts
             info = describe_error(200, body)
-            raise ProviderRejectedError(f"Travelpayouts: {info.message}")
+            raise ProviderRejectedError("Travelpayouts refused the request", info.message)
         currency = body.get("currency")
         currency = currency.upper() if isinstance(currency, str) and currency else self._currency
         now = dt.datetime.now(dt.UTC)

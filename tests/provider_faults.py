@@ -351,4 +351,4 @@ class HttpProviderContract(HttpContract):
     ) -> None:
         tool, request, detail = refused
         error = await fails(provider, (tool, request), ProviderRejectedError)
-        assert detail in error.message and wire.tries() == 1
+        assert detail in error.detail and detail not in error.message and wire.tries() == 1

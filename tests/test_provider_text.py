@@ -1,8 +1,9 @@
-"""A provider's own words, wherever they go: cleaned, capped and escaped (issue 24).
+"""A provider's own words in its errors reach no one but the log, cleaned and capped (issues 24, 32).
 
-A provider's error body is third-party text as much as its results are: the message of a 4xx reaches the
-tool's error, the chat answer, the stored history and an LLM writer. Each test below serves one hostile
-error body from a tiny provider on loopback, in each provider's own dialect, and follows it through.
+A provider's error body is third-party text as much as its results are. The tool's error, the chat
+answer, the stored history and an LLM writer get our own sentence for what happened; the provider's
+words are the error's ``detail``, logged by the tool's runner. Each test below serves one hostile error
+body from a tiny provider on loopback, in each provider's own dialect, and follows it through.
 """
 
 from __future__ import annotations
@@ -92,12 +93,6 @@ def assert_clean(text: str, max_chars: int, newlines: bool = False) -> None:
     assert "<img" not in text, text[:200]
 
 
-def assert_escaped(text: str) -> None:
-    """The link and image are shown as the text they are: escaped, never live Markdown."""
-    assert LINK not in text and "[pixel](" not in text
-    assert r"\[click here\](http://evil.example/phish)" in text and r"!\[pixel\](" in text
-
-
 # --- the sanitiser itself -----------------------------------------------------------------------------
 
 
@@ -158,13 +153,14 @@ async def test_each_dialects_error_detail_is_cleaned_capped_and_keeps_its_code(
         http = JsonHttp(session, provider, POLICY, describe)
         with pytest.raises(ProviderRejectedError) as caught:
             await http.request("GET", str(server.make_url("/api")))
-    message = caught.value.message
-    assert_clean(message, ERROR_CHARS)
-    assert message.startswith(f"{provider}: ") and LINK in message and "…" in message
+    error = caught.value
+    assert error.message == f"{provider} refused the request (HTTP {status})"
+    assert_clean(error.detail, ERROR_CHARS)
+    assert LINK in error.detail and "…" in error.detail
     if provider == "Amadeus":
-        assert message.endswith("(477)")  # the code survives the detail's cap
+        assert error.detail.endswith("(477)")  # the code survives the detail's cap
     if provider == "Duffel":
-        assert message.endswith("…)") and "\u202e" not in message  # a hostile code is capped too
+        assert error.detail.endswith("…)") and "\u202e" not in error.detail  # a hostile code is capped too
 
 
 # --- through the service: the tool's error, the chat answer, the complete frame, the history ----------
@@ -201,18 +197,30 @@ async def make_api(aiohttp_client, make_settings, hostile):  # type: ignore[no-u
     return make
 
 
+def assert_not_said(text: str) -> None:
+    """None of the provider's words: not its text, not its link, not its tag."""
+    for word in ("padding", "evil.example", "click here", "onerror", "Bad"):
+        assert word not in text, (word, text[:200])
+
+
 @pytest.mark.parametrize("provider", list(SEARCHES))
-async def test_a_providers_error_reaches_the_traveller_cleaned_capped_and_escaped(
-    make_api, provider: str
+async def test_a_providers_error_reaches_the_traveller_in_our_words_and_the_log_in_its_own(
+    make_api, provider: str, caplog: pytest.LogCaptureFixture
 ) -> None:  # type: ignore[no-untyped-def]
     api = await make_api(provider)
     tool, question, what = SEARCHES[provider]
+    name = {"duffel": "Duffel", "liteapi": "LiteAPI"}[provider]
 
     # The tool's own error, over HTTP.
-    resp = await api.post(f"/v1/tools/{tool}?user_id=mallory", json=_params(tool))
+    with caplog.at_level("WARNING", logger="connectors.tools"):
+        resp = await api.post(f"/v1/tools/{tool}?user_id=mallory", json=_params(tool))
     body = await resp.json()
     assert (resp.status, body["error"]["code"]) == (422, "provider_rejected")
-    assert_clean(body["error"]["message"], ERROR_CHARS)
+    assert body["error"]["message"].startswith(f"{name} refused the request (HTTP ")
+    for s in strings(body):
+        assert_not_said(s)
+    [logged] = [r.getMessage() for r in caplog.records if "the provider said" in r.getMessage()]
+    assert "padding" in logged and "\u202e" not in logged and len(logged) < 2 * ERROR_CHARS
 
     # The chat answer and its complete frame.
     resp = await api.post("/v1/chat", json={"user_id": "mallory", "message": question})
@@ -222,10 +230,9 @@ async def test_a_providers_error_reaches_the_traveller_cleaned_capped_and_escape
     assert call["name"] == tool and call["error"] == "provider_rejected"
     text = answer["text"]
     assert f"couldn't get {what}" in text
-    assert_clean(text, 1_000, newlines=True)
-    assert_escaped(text)
     for s in strings(answer):
         assert_clean(s, 1_000, newlines=True)
+        assert_not_said(s)
 
     # The stored history, as the page draws it again.
     resp = await api.get("/v1/sessions/mallory")
@@ -233,8 +240,7 @@ async def test_a_providers_error_reaches_the_traveller_cleaned_capped_and_escape
     assert [t["role"] for t in history] == ["user", "assistant"]
     assert history[1]["text"] == text
     for s in strings(history):
-        assert_clean(s, 1_000, newlines=True)
-        assert LINK not in s
+        assert_not_said(s)
 
 
 def _params(tool: str) -> dict[str, Any]:

@@ -174,8 +174,12 @@ async def test_an_error_inside_a_200_is_a_refusal(
     app = web.Application()
     app.router.add_get("/refused/v2/prices/month-matrix", refused)
     server = await aiohttp_server(app)
-    with pytest.raises(ProviderRejectedError, match="origin is not supported"):
+    with pytest.raises(ProviderRejectedError) as caught:
         await connector(base_url=str(server.make_url("/refused"))).call("cheapest_dates", dates(), 5)
+    assert (
+        "origin is not supported" in caught.value.detail
+        and "origin is not supported" not in caught.value.message
+    )
 
 
 async def test_a_month_too_far_ahead_is_refused_with_the_providers_detail(
@@ -189,5 +193,6 @@ async def test_a_month_too_far_ahead_is_refused_with_the_providers_detail(
         duration_days=None,
         nonstop=False,
     )
-    with pytest.raises(ProviderRejectedError, match="too far ahead"):
+    with pytest.raises(ProviderRejectedError) as caught:
         await fares(connector(), "cheapest_dates", far, 5)
+    assert "too far ahead" in caught.value.detail and "too far ahead" not in caught.value.message
