@@ -143,3 +143,49 @@ async def test_a_place_without_a_guide_is_answered_from_the_guide_that_names_it(
     cited = {s["id"] for s in body["sources"]}
     assert cited == {"guides/lisbon"}, body["text"]  # the Lisbon guide's day trip, not a pasted topic
     assert "Sintra" in body["text"] and "40 minutes" in body["text"]
+
+
+async def test_the_results_an_answer_shows_come_as_data_beside_its_text(client) -> None:  # type: ignore[no-untyped-def]
+    """Each offer the text lists is also a typed object in its tool call: over HTTP, in the WebSocket's
+    complete frame, in the stored history, and described by the OpenAPI document."""
+    day = ahead(33)
+    body = await say(client, "rosa", f"hotel in Lisbon from {day.isoformat()} for 2 nights")
+    [call] = body["tool_calls"]
+    offers = call["results"]
+    assert 0 < len(offers) <= min(5, call["result_count"])
+    for offer in offers:
+        assert offer["kind"] == "hotel_offer" and offer["sandbox"] is True and offer["provider"] == "liteapi"
+        assert (
+            offer["check_in"] == day.isoformat()
+            and offer["check_out"] == (day + dt.timedelta(days=2)).isoformat()
+        )
+        assert offer["price"] > 0 and len(offer["currency"]) == 3
+        assert offer["name"].title() in body["text"]  # the same offers the text lists, in its order
+    names = [o["name"].title() for o in offers]
+    assert sorted(names, key=body["text"].index) == names
+
+    async with client.ws_connect("/v1/ws?user_id=rosa-ws") as ws:
+        await ws.send_json({"type": "message", "text": f"flights from Paris to Rome on {day.isoformat()}"})
+        while not (frame := await ws.receive_json(timeout=60)).get("complete"):
+            pass
+    [flights] = frame["tool_calls"]
+    first = flights["results"][0]
+    assert first["kind"] == "flight_offer" and first["cabin"] and first["price"] > 0
+    legs = first["itineraries"][0]["segments"]
+    assert legs[0]["origin"] in ("CDG", "ORY", "BVA") and legs[-1]["destination"] in ("FCO", "CIA")
+    assert all(s["departure"] < s["arrival"] for s in legs)
+
+    history = (await (await client.get("/v1/sessions/rosa")).json())["history"]
+    assert history[-1]["tool_calls"][0]["results"] == offers  # a reopened conversation draws them again
+
+    failed = await say(client, "rosa-x", "hotel in Atlantis from 2030-01-01 for 2 nights")
+    assert all("results" not in c for c in failed["tool_calls"])
+
+    schemas = (await (await client.get("/openapi.json")).json())["components"]["schemas"]
+    results = schemas["ChatToolCall"]["properties"]["results"]["items"]
+    assert {ref["$ref"].rsplit("/", 1)[1] for ref in results["oneOf"]} >= {
+        "FlightOffer",
+        "HotelOffer",
+        "WeatherDay",
+    }
+    assert {"name", "check_in", "check_out", "price", "currency"} <= set(schemas["HotelOffer"]["properties"])

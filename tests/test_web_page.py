@@ -421,24 +421,22 @@ def drive_refusal(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
     }
 
 
-async def test_a_link_or_image_in_a_providers_error_is_shown_as_text_never_followed(
+async def test_a_providers_error_is_said_in_our_words_and_a_link_in_text_is_never_followed(
     refusing_app, driver
 ) -> None:  # type: ignore[no-untyped-def]
     question = f"flights from London to Paris on {ahead(34)}"
     url = str(refusing_app.make_url("/"))
     seen = await asyncio.to_thread(visit, driver, url, "page-refused", drive_refusal, question)
     assert seen["calls"] and "failed: provider_rejected" in seen["calls"][0]
-    assert "couldn't get flights" in seen["text"]
-    assert EVIL_LINK in seen["text"] and EVIL_IMAGE in seen["text"]  # shown as the text it is
+    assert "couldn't get flights" in seen["text"] and "Duffel refused the request (HTTP 422)" in seen["text"]
+    assert "evil" not in seen["text"] and "click here" not in seen["text"]  # the provider's words: the log's
     assert seen["images"] == 0 and not [h for h in seen["hrefs"] if "evil" in h], seen["hrefs"]
     direct = seen["direct"]
     assert "<img" not in direct["html"] and direct["links"] == [url + "#src-probe-1"]
     for written in (EVIL_LINK, EVIL_IMAGE, "<http://evil.example/auto>", "[ref]: http://evil.example/ref"):
         assert written in direct["text"], written
     turns = await settled_history(refusing_app, "page-refused", 2)
-    assert (
-        EVIL_LINK not in turns[1]["text"] and r"\[click here\](http://evil.example/phish)" in turns[1]["text"]
-    )
+    assert "evil" not in turns[1]["text"]
 
 
 SCROLL_TO_TOP = """

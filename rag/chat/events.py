@@ -11,9 +11,19 @@ followers). Error frames are the error body of rag/errors.py (rag.web.responses 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from connectors.models import (
+    Activity,
+    CheapestDate,
+    FlightOffer,
+    HotelOffer,
+    Inspiration,
+    Location,
+    WeatherDay,
+)
 
 Frame = dict[str, Any]  # a frame as JSON, as it is sent
 
@@ -51,6 +61,18 @@ class ChatSource(BaseModel):
     attribution: str | None = Field(None, description="What the provider's terms ask answers to credit")
 
 
+# The results of the built-in tools, as data: what a page draws as rows, cards or a chart.
+TYPED_RESULTS = (FlightOffer, HotelOffer, Activity, Location, WeatherDay, Inspiration, CheapestDate)
+ShownResult = Annotated[
+    FlightOffer | HotelOffer | Activity | Location | WeatherDay | Inspiration | CheapestDate,
+    Field(discriminator="kind"),
+]
+
+
+def _empty(value: object) -> bool:
+    return value == []
+
+
 # A tool call an answer made, or refused to make (``error``): the call POST /v1/tools/{name} answers
 # with (connectors.tools ToolOutcome) summed up, its results counted here and cited in ``sources``.
 # (A docstring would be its description in /openapi.json.)
@@ -63,6 +85,13 @@ class ChatToolCall(BaseModel):
     from_index: bool
     ingested: int
     error: str | None = Field(None, description="The error code when the call failed", exclude_if=_none)
+    results: list[ShownResult] = Field(
+        default_factory=list,
+        description="The results the answer shows, as data (the same ones its text says and its sources "
+        "cite): a flight offer's itineraries, segments, times, cabin, price and currency; a hotel offer's "
+        "name, dates, room, total price and currency; a forecast's days. None when the call failed.",
+        exclude_if=_empty,
+    )
     assumed: list[str] = Field(
         default_factory=list,
         description="The parameters taken from the conversation (trip state, last calls), not the message",

@@ -16,7 +16,7 @@ from typing import Any
 from connectors.models import Result
 from rag.chat.citations import Ref, document_source, label, live_source
 from rag.chat.composer import ToolAnswer
-from rag.chat.events import ChatToolCall
+from rag.chat.events import TYPED_RESULTS, ChatToolCall
 from rag.chat.sentences import split_passage
 from rag.dialogue.actions import PlannedCall
 from rag.dialogue.trip import ToolRequest
@@ -78,7 +78,7 @@ def tool_results(calls: Sequence[PlannedCall], outcomes: list[ToolOutcome | Base
         shown = outcome.call.results[:RESULTS_SHOWN]
         done.answers.append(_answer(outcome, shown))
         done.results.append(shown)
-        done.tool_calls.append(_tool_call(outcome, call.assumed))
+        done.tool_calls.append(_tool_call(outcome, call.assumed, shown))
         done.made.append(call.name)
     return done
 
@@ -98,7 +98,7 @@ def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
     )
 
 
-def _tool_call(o: ToolOutcome, assumed: list[str]) -> ChatToolCall:
+def _tool_call(o: ToolOutcome, assumed: list[str], shown: list[Result]) -> ChatToolCall:
     return ChatToolCall(
         name=o.call.tool,
         params=o.call.params.model_dump(mode="json", exclude_none=True),
@@ -107,6 +107,7 @@ def _tool_call(o: ToolOutcome, assumed: list[str]) -> ChatToolCall:
         result_count=len(o.call.results),
         from_index=o.from_index,
         ingested=o.ingesting,
+        results=[r for r in shown if isinstance(r, TYPED_RESULTS)],
         assumed=assumed,
     )
 
