@@ -225,7 +225,14 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     page = await page_app.get("/")
     assert page.status == 200 and "text/html" in page.headers["Content-Type"]
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
-    for asset in ("chat.js", "render.js", "chat.css", "vendor/markdown-it.min.js", "vendor/purify.min.js"):
+    for asset in (
+        "chat.js",
+        "render.js",
+        "offers.js",
+        "chat.css",
+        "vendor/markdown-it.min.js",
+        "vendor/purify.min.js",
+    ):
         assert (await page_app.get(f"/static/{asset}")).status == 200, asset
     assert (await page_app.get("/static/../page.py")).status == 404
     assert (await page_app.get("/static/index.htm")).status == 404
@@ -245,6 +252,55 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     assert "sandbox" in seen["second_text"]
     # Markdown is rendered, not shown raw.
     assert seen["markup"] > 0 and "**" not in seen["visible"]
+
+
+def offer_rows(turn: WebElement, kind: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "price": float(row.get_attribute("data-price") or "nan"),
+            "cells": [td.get_attribute("textContent") for td in row.find_elements(By.CSS_SELECTOR, "td")],
+            "badge": len(row.find_elements(By.CSS_SELECTOR, ".sandbox")),
+        }
+        for row in turn.find_elements(By.CSS_SELECTOR, f'table.offers tr[data-offer="{kind}"]')
+    ]
+
+
+def drive_offers(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
+    hotels = ask(driver, f"hotels in Lisbon from {day.isoformat()} for 3 nights", 1)
+    out: dict[str, Any] = {"hotels": offer_rows(hotels, "hotel_offer")}
+    out["header"] = [th.text for th in hotels.find_elements(By.CSS_SELECTOR, "table.offers th")]
+    sort = hotels.find_element(By.CSS_SELECTOR, "table.offers th button.sort")
+    sort.click()
+    out["ascending"] = [r["price"] for r in offer_rows(hotels, "hotel_offer")]
+    sort.click()
+    out["descending"] = [r["price"] for r in offer_rows(hotels, "hotel_offer")]
+    flights = ask(driver, f"flights from London to Lisbon on {day.isoformat()}", 2)
+    out["flights"] = offer_rows(flights, "flight_offer")
+    driver.refresh()  # a reopened conversation draws its offers again, from the history
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.offers")) == 2)
+    out["after_reload"] = len(driver.find_elements(By.CSS_SELECTOR, "table.offers tr[data-offer]"))
+    return out
+
+
+async def test_offers_are_rows_to_compare_sort_by_price_each_marked_sandbox(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    url = str(page_app.make_url("/"))
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=41)
+    seen = await asyncio.to_thread(visit, driver, url, "page-offers", drive_offers, day)
+    hotels = seen["hotels"]
+    assert 1 < len(hotels) <= 5 and all(r["badge"] == 1 for r in hotels)  # every row says sandbox
+    assert seen["header"] == ["Hotel", "Dates", "Room", "A night", "Price"]
+    for row in hotels:
+        assert row["cells"][0].endswith(" sandbox")
+        assert f"{day.isoformat()} → " in row["cells"][1] and "(3 nights)" in row["cells"][1]
+        assert row["cells"][3].startswith("about ") and re.search(r"\d", row["cells"][4])
+    assert seen["ascending"] == sorted(r["price"] for r in hotels)
+    assert seen["descending"] == sorted((r["price"] for r in hotels), reverse=True)
+    flights = seen["flights"]
+    assert flights and all(r["badge"] == 1 for r in flights)
+    assert all("LON" in r["cells"][0] or "LHR" in r["cells"][0] or "LGW" in r["cells"][0] for r in flights)
+    for row in flights:  # a round trip: the hotel's nights made it one
+        assert all(way == "nonstop" or " via " in way for way in row["cells"][1].split(" · return "))
+    assert seen["after_reload"] == len(hotels) + len(flights)
 
 
 def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) -> dict[str, Any]:

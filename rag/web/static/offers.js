@@ -1,0 +1,145 @@
+/* Wayfarer chat page, part 2: the offers an answer shows, as a table to compare at a glance.
+ *
+ * A chat answer's tool calls carry the flight and hotel offers its text lists as data (`results`, typed
+ * in /openapi.json). Each call with offers becomes one table, a row per offer marked `data-offer` (with
+ * `data-price`, the offer's total), sortable by price from its header, with the sandbox badge on each
+ * row whose data is synthetic. Every cell is set with textContent: offers are a provider's data.
+ */
+"use strict";
+(function () {
+  const el = (tag, cls, text) => window.wayfarerRender.el(tag, cls, text);
+
+  /** "21,400 JPY", "1,234.50 EUR": the amount in the currency's own digits, as the text writes it. */
+  function money(amount, currency) {
+    try {
+      return new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay: "code" }).format(amount);
+    } catch (e) {
+      return amount.toFixed(2) + " " + currency;
+    }
+  }
+
+  function hhmm(iso) {
+    return String(iso).slice(11, 16); // local time at the airport, as the provider gave it
+  }
+
+  function day(iso) {
+    return String(iso).slice(0, 10);
+  }
+
+  function duration(minutes) {
+    if (!minutes) return "";
+    const h = Math.floor(minutes / 60), m = minutes % 60;
+    return h ? h + "h" + String(m).padStart(2, "0") : m + "min";
+  }
+
+  function nights(offer) {
+    return Math.round((Date.parse(offer.check_out) - Date.parse(offer.check_in)) / 86400000);
+  }
+
+  function titled(name) {
+    return String(name).toLowerCase().replace(/(^|[\s'-])\S/g, (c) => c.toUpperCase());
+  }
+
+  /** One way of a flight offer: "LHR 08:10 → NRT 05:25 (+1)", its stops and its flights. */
+  function way(it) {
+    const first = it.segments[0], last = it.segments[it.segments.length - 1];
+    const plus = day(last.arrival) > day(first.departure) ? " (+" + Math.round((Date.parse(day(last.arrival)) - Date.parse(day(first.departure))) / 86400000) + ")" : "";
+    const stops = it.segments.length - 1;
+    return {
+      when: day(first.departure) + " " + first.origin + " " + hhmm(first.departure) + " → " + last.destination + " " + hhmm(last.arrival) + plus,
+      stops: stops ? stops + " stop" + (stops > 1 ? "s" : "") + " via " + it.segments.slice(0, -1).map((s) => s.destination).join(", ") : "nonstop",
+      duration: duration(it.duration_minutes),
+      flights: (first.carrier_name || first.carrier) + " " + it.segments.map((s) => s.carrier + s.number).join("/"),
+    };
+  }
+
+  const KINDS = {
+    flight_offer: {
+      title: "Flights",
+      columns: ["Flight", "Stops", "Duration", "Airline", "Cabin", "Price"],
+      cells(o) {
+        const ways = o.itineraries.map(way);
+        const join = (k) => ways.map((w) => w[k]).join(" · return ");
+        const who = o.adults > 1 ? " for " + o.adults : "";
+        return [join("when"), join("stops"), join("duration"), join("flights"), String(o.cabin).replace(/_/g, " ").toLowerCase(), money(o.price, o.currency) + who];
+      },
+    },
+    hotel_offer: {
+      title: "Hotels",
+      columns: ["Hotel", "Dates", "Room", "A night", "Price"],
+      cells(o) {
+        const n = nights(o);
+        return [
+          titled(o.name),
+          o.check_in + " → " + o.check_out + " (" + n + " night" + (n === 1 ? "" : "s") + ")",
+          o.room_description || o.room || "—",
+          n ? "about " + money(o.price / n, o.currency) : "",
+          money(o.price, o.currency),
+        ];
+      },
+    },
+  };
+
+  /** Sort the table's offer rows by price, lowest first, or highest first when `down`. */
+  function sortByPrice(table, down) {
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows).sort((a, b) => (Number(a.dataset.price) - Number(b.dataset.price)) * (down ? -1 : 1));
+    body.append(...rows);
+    const button = table.querySelector("th button.sort");
+    button.setAttribute("aria-sort", down ? "descending" : "ascending");
+    button.closest("th").setAttribute("aria-sort", down ? "descending" : "ascending");
+    button.textContent = "Price " + (down ? "↓" : "↑");
+  }
+
+  function table(kind, offers) {
+    const spec = KINDS[kind];
+    const t = el("table", "offers " + kind.replace("_", "-"));
+    t.append(el("caption", null, spec.title + " (" + offers.length + ")"));
+    const head = el("tr");
+    for (const name of spec.columns) {
+      const th = el("th");
+      th.scope = "col";
+      if (name === "Price") {
+        const sort = el("button", "sort", "Price");
+        sort.type = "button";
+        sort.title = "Sort by price";
+        sort.addEventListener("click", () => sortByPrice(t, sort.getAttribute("aria-sort") === "ascending"));
+        th.append(sort);
+      } else th.textContent = name;
+      head.append(th);
+    }
+    t.createTHead().append(head);
+    const body = t.createTBody();
+    for (const o of offers) {
+      const row = el("tr");
+      row.dataset.offer = kind;
+      row.dataset.price = String(o.price);
+      spec.cells(o).forEach((text, i) => {
+        const td = el("td", null, text);
+        if (i === 0 && o.sandbox) {
+          const badge = el("span", "sandbox", "sandbox");
+          badge.title = "synthetic data from the offline sandbox, not a real fare or availability";
+          td.append(" ", badge);
+        }
+        row.append(td);
+      });
+      body.append(row);
+    }
+    return t;
+  }
+
+  /** A table for each tool call whose results are flight or hotel offers (none for the rest). */
+  function offerTables(calls) {
+    const out = [];
+    for (const c of calls || []) {
+      const results = Array.isArray(c.results) ? c.results : [];
+      for (const kind of Object.keys(KINDS)) {
+        const offers = results.filter((r) => r && r.kind === kind && typeof r.price === "number");
+        if (offers.length) out.push(table(kind, offers));
+      }
+    }
+    return out;
+  }
+
+  window.wayfarerOffers = { offerTables, sortByPrice };
+})();
