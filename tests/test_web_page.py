@@ -303,6 +303,43 @@ async def test_offers_are_rows_to_compare_sort_by_price_each_marked_sandbox(page
     assert seen["after_reload"] == len(hotels) + len(flights)
 
 
+def trip_line(driver: webdriver.Chrome) -> str | None:
+    box = driver.find_element(By.CSS_SELECTOR, "[data-trip]")
+    return driver.find_element(By.ID, "trip-summary").text if box.is_displayed() else None
+
+
+def drive_trip(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
+    out: dict[str, Any] = {"empty": trip_line(driver)}
+    ask(driver, f"hotels in Lisbon from {day.isoformat()} for 3 nights for 2 adults", 1)
+    wait(driver, lambda d: trip_line(d))
+    out["lisbon"] = trip_line(driver)
+    ask(driver, "what about Porto?", 2)
+    wait(driver, lambda d: "Porto" in (trip_line(d) or ""))
+    out["porto"] = trip_line(driver)
+    driver.refresh()
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn.assistant")) == 2)
+    out["reloaded"] = trip_line(driver)
+    driver.find_element(By.ID, "trip-clear").click()
+    wait(driver, lambda d: trip_line(d) is None)
+    out["turns_after_clear"] = len(driver.find_elements(By.CSS_SELECTOR, ".turn"))
+    return out
+
+
+async def test_the_trip_is_in_view_follows_the_conversation_and_can_be_cleared(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    url = str(page_app.make_url("/"))
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=44)
+    seen = await asyncio.to_thread(visit, driver, url, "page-trip", drive_trip, day)
+    assert seen["empty"] is None  # nothing settled yet: nothing shown
+    end = (day + dt.timedelta(days=3)).isoformat()
+    assert "Lisbon" in seen["lisbon"] and f"{day.isoformat()} to {end} (3 nights)" in seen["lisbon"]
+    assert "2 adults" in seen["lisbon"]
+    assert "Porto" in seen["porto"] and "Lisbon" not in seen["porto"] and day.isoformat() in seen["porto"]
+    assert seen["reloaded"] == seen["porto"]
+    assert seen["turns_after_clear"] == 4  # the conversation stays
+    body = await (await page_app.get("/v1/sessions/page-trip")).json()
+    assert body["trip"] == {} and len(body["history"]) == 4
+
+
 def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) -> dict[str, Any]:
     send(driver, question)
     turn = assistant(driver, 1)

@@ -242,6 +242,10 @@ class SessionStore:
     async def save_trip(self, user_id: str, trip: TripState) -> None:
         await self._set(f"session:{user_id}:trip", trip.model_dump_json())
 
+    async def forget_trip(self, user_id: str) -> bool:
+        """Start the trip over (places, dates, travellers, the searches made); the history stays."""
+        return await self._delete(f"session:{user_id}:trip")
+
     async def forget(self, user_id: str) -> bool:
         a = await self._delete(f"session:{user_id}:history")
         b = await self._delete(f"session:{user_id}:trip")

@@ -90,6 +90,15 @@ async def forget(request: web.Request) -> web.Response:
     return json_response({"forgotten": forgotten})
 
 
+@routes.delete("/v1/sessions/{user_id}/trip")
+async def forget_trip(request: web.Request) -> web.Response:
+    """The trip started over; the conversation's turns stay."""
+    user_id = user_id_param(request.match_info["user_id"])
+    require_user(request, user_id)
+    forgotten = await request.app[keys.CHAT].sessions.forget_trip(user_id)
+    return json_response({"forgotten": forgotten})
+
+
 @routes.get("/v1/ws")
 async def websocket(request: web.Request) -> web.StreamResponse:
     """Messages in, streamed answers out; errors are frames and the connection stays usable.

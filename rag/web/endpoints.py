@@ -217,6 +217,16 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             params=(session_id,),
         ),
         Endpoint(
+            "delete",
+            "/v1/sessions/{user_id}/trip",
+            "Start a conversation's trip over (places, dates, travellers, searches); its turns stay",
+            "chat",
+            "user",
+            ok=r.Forgotten,
+            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            params=(session_id,),
+        ),
+        Endpoint(
             "get",
             "/v1/ws",
             "The chat over a WebSocket (an upgrade, not a JSON endpoint)",

@@ -163,6 +163,59 @@
     if (done.frame) cancelAnimationFrame(done.frame);
     settle(done, frame.text, stopped ? [] : frame.sources, stopped ? [] : frame.tool_calls, stopped);
     streaming(false);
+    refreshTrip();
+  }
+
+  // --- the trip in view --------------------------------------------------------------------------------
+
+  const tripBox = document.getElementById("trip");
+  const tripSummary = document.getElementById("trip-summary");
+
+  /** What the conversation has settled about the trip, in a line: places, dates, travellers. */
+  function tripParts(trip) {
+    const parts = [];
+    const to = trip.destination_label || trip.destination_name || trip.destination;
+    const from = trip.origin_name || trip.origin;
+    if (to) parts.push(from ? from + " → " + to : to);
+    else if (from) parts.push("from " + from);
+    if (trip.start_date) {
+      let end = trip.end_date;
+      if (!end && trip.nights) {  // a stay: the day it ends, counted in UTC so no time zone moves it
+        end = new Date(Date.parse(trip.start_date + "T00:00:00Z") + trip.nights * 86400000).toISOString().slice(0, 10);
+      }
+      parts.push(trip.start_date + (end ? " to " + end : "") + (trip.nights ? " (" + trip.nights + " night" + (trip.nights === 1 ? "" : "s") + ")" : ""));
+    } else if (trip.month) parts.push(String(trip.month).slice(0, 7));
+    else if (trip.nights) parts.push(trip.nights + " night" + (trip.nights === 1 ? "" : "s"));
+    const who = [];
+    if (trip.adults) who.push(trip.adults + " adult" + (trip.adults === 1 ? "" : "s"));
+    if (trip.children) who.push(trip.children + " child" + (trip.children === 1 ? "" : "ren"));
+    if (trip.rooms) who.push(trip.rooms + " room" + (trip.rooms === 1 ? "" : "s"));
+    if (who.length) parts.push(who.join(", "));
+    if (trip.trip_kind === "one_way") parts.push("one way");
+    if (trip.cabin) parts.push(String(trip.cabin).replace(/_/g, " ").toLowerCase());
+    return parts;
+  }
+
+  function showTrip(trip) {
+    const parts = tripParts(trip || {});
+    tripSummary.textContent = parts.join(" · ");
+    tripBox.hidden = !parts.length;
+  }
+
+  /** The trip as the server has it now (after an answer may have changed it). */
+  async function refreshTrip() {
+    try {
+      showTrip((await fetchHistory(undefined, 1)).trip);
+    } catch (exc) {
+      /* the summary stays as it was; the next answer tries again */
+    }
+  }
+
+  async function clearTrip() {
+    const user = userInput.value.trim();
+    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + "/trip", { method: "DELETE", headers });
+    if (resp.ok) showTrip({});
   }
 
   function onFrame(frame) {
@@ -294,10 +347,13 @@
   let drawn = 0, earlier = null;
 
   /** GET /v1/sessions/{user}, the latest page or the one before turn `before`; throws with its message. */
-  async function fetchHistory(before) {
+  async function fetchHistory(before, limit) {
     const user = userInput.value.trim();
     const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
-    const query = before === undefined ? "" : "?before=" + encodeURIComponent(before);
+    const asked = [];
+    if (before !== undefined) asked.push("before=" + encodeURIComponent(before));
+    if (limit !== undefined) asked.push("limit=" + encodeURIComponent(limit));
+    const query = asked.length ? "?" + asked.join("&") : "";
     const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + query, { headers, cache: "no-store" });
     const body = await resp.json();
     if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
@@ -347,6 +403,7 @@
     }
     messages.replaceChildren(savedTurns(body.history));
     showEarlier(body);
+    showTrip(body.trip);
     // A message the server never received is given back rather than lost.
     if (lost && !(body.history || []).some((t) => t.id === lost.id) && !input.value) input.value = lost.question;
     updateWelcome();
@@ -378,6 +435,7 @@
   }
 
   earlierButton.addEventListener("click", loadEarlier);
+  document.getElementById("trip-clear").addEventListener("click", clearTrip);
 
   // --- the form --------------------------------------------------------------------------------------
 
