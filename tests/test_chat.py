@@ -189,3 +189,26 @@ async def test_the_results_an_answer_shows_come_as_data_beside_its_text(client) 
         "WeatherDay",
     }
     assert {"name", "check_in", "check_out", "price", "currency"} <= set(schemas["HotelOffer"]["properties"])
+
+
+async def test_a_tool_call_is_announced_before_the_answer_is_written(client) -> None:  # type: ignore[no-untyped-def]
+    """A progress frame per call, in the traveller's language, before the first piece; POST answers
+    stay the one complete frame."""
+    day = ahead(36).isoformat()
+    for user, message, said in (
+        ("pia", f"hotel in Lisbon from {day} for 2 nights", "Searching hotels in Lisbon…"),
+        (
+            "pia-es",
+            f"hotel en Lisboa del {day} por 2 noches",
+            "Buscando hoteles en Lisbon…",
+        ),  # the place as the catalogue names it
+    ):
+        async with client.ws_connect(f"/v1/ws?user_id={user}") as ws:
+            await ws.send_json({"type": "message", "text": message, "id": f"{user}-1"})
+            frames = []
+            while not (frame := await ws.receive_json(timeout=60)).get("complete"):
+                frames.append(frame)
+        assert frames[0] == {"type": "progress", "tool": "hotel_search", "text": said, "id": f"{user}-1"}
+        assert all(f.get("chunk") for f in frames[1:]) and frame["tool_calls"][0]["name"] == "hotel_search"
+    body = await say(client, "pia-rest", f"hotel in Lisbon from {day} for 2 nights")
+    assert body["complete"] is True and "progress" not in body

@@ -347,6 +347,9 @@ def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) ->
     out: dict[str, Any] = {
         "stop_shown": stop.is_displayed() and not driver.find_element(By.ID, "send").is_displayed()
     }
+    # While the provider takes its time, the answer says what it is doing.
+    wait(driver, lambda d: turn.find_elements(By.CSS_SELECTOR, ".answer .progress"), 30)
+    out["progress"] = turn.find_element(By.CSS_SELECTOR, ".answer .progress").text
     stop.click()
     wait(driver, lambda d: "cancelled" in (turn.get_attribute("class") or ""), 30)
     answer = turn.find_element(By.CSS_SELECTOR, ".answer")
@@ -372,6 +375,7 @@ async def test_stop_cancels_the_answer_on_the_server_and_the_conversation_goes_o
     url = str(page_app.make_url("/"))
     seen = await asyncio.to_thread(visit, driver, url, "page-stop", drive_stop, question, fault)
     assert seen["stop_shown"] and seen["send_back"]
+    assert seen["progress"] == "Searching flights London → Paris…"
     assert seen["text"].endswith("(stopped)") and not seen["streaming"]
     assert "[1]" in seen["next"] and "(stopped)" not in seen["next"]
     turns = await settled_history(page_app, "page-stop", 4)

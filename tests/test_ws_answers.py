@@ -101,6 +101,27 @@ async def test_stop_cancels_on_the_server_and_the_history_stays_consistent(clien
     ]
 
 
+async def test_a_reload_while_a_tool_runs_is_told_what_the_answer_is_doing(client) -> None:  # type: ignore[no-untyped-def]
+    slow_tools(client, 60_000)  # the hotel call hangs: the answer is still at its progress frame
+    text = f"hotels in Lisbon from {ahead(26)} for 2 nights"
+    async with client.ws_connect("/v1/ws?user_id=reloader") as ws:
+        await ws.send_json({"type": "message", "text": text, "id": "p1"})
+        first = await frame(ws)
+    assert first == {
+        "type": "progress",
+        "id": "p1",
+        "tool": "hotel_search",
+        "text": "Searching hotels in Lisbon…",
+    }
+    async with client.ws_connect("/v1/ws?user_id=reloader") as ws:  # the page reloaded
+        await ws.send_json({"type": "resume", "id": "p1"})
+        assert await frame(ws) == first  # not a blank bubble: what it is doing
+        await ws.send_json({"type": "cancel", "id": "p1"})
+        end, _ = await until(ws, "cancelled", "error")
+        assert end == {"type": "cancelled", "id": "p1", "text": ""}
+    slow_tools(client, 0)
+
+
 async def test_a_dropped_connection_does_not_lose_the_answer_and_resume_delivers_it(client) -> None:  # type: ignore[no-untyped-def]
     slow_tools(client, 1500)
     text = f"hotels in Lisbon from {ahead(25)} for 2 nights"

@@ -54,9 +54,11 @@ class Run:
             yield {**last, "redelivered": True} if last.get("complete") else last
             return
         if replay:
-            seen = sum(1 for f in self.frames if f.get("chunk"))
-            if seen:
+            seen = len(self.frames)
+            if self.written:
                 yield WsChunk(type="response", id=self.id, text=self.written, chunk=True, replay=True).frame()
+            elif self.frames and self.frames[-1].get("type") == "progress":
+                yield self.frames[-1]  # not writing yet: what it is doing
         while True:
             changed = self._changed
             while seen < len(self.frames):

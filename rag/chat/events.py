@@ -1,5 +1,6 @@
-"""What a chat answer sends, frame by frame, as typed models: its pieces (``WsChunk``), the complete
-answer with its sources and tool calls (``ChatAnswer``), and a stop (``WsCancelled``).
+"""What a chat answer sends, frame by frame, as typed models: what it is doing (``WsProgress``), its
+pieces (``WsChunk``), the complete answer with its sources and tool calls (``ChatAnswer``), and a stop
+(``WsCancelled``).
 
 These are the models GET /openapi.json describes (rag.web.responses hands them on), and what the
 handlers send: ``frame()`` is a model as JSON, one key for each field that says something (an answer
@@ -136,7 +137,19 @@ class WsCancelled(Event):
     text: str
 
 
-ChatEvent = WsChunk | ChatAnswer  # what the chat yields for one message: pieces, then the answer
+class WsProgress(Event):
+    """What the answer is doing before it writes: a tool call going out ("Searching hotels in
+    Lisbon…"), one frame per call, in the traveller's language."""
+
+    type: Literal["progress"]
+    id: str | None = Field(None, exclude_if=_none)
+    tool: str = Field(description="The tool being called")
+    text: str = Field(description="What it is doing, said for the traveller")
+
+
+ChatEvent = (
+    WsProgress | WsChunk | ChatAnswer
+)  # what the chat yields for one message: progress, pieces, the answer
 
 
 async def frames(events: AsyncIterator[ChatEvent]) -> AsyncIterator[Frame]:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from connectors.places import LocationCatalogue, Place
 from rag.chat.admission import Admission, Slot
 from rag.chat.answers import finish
-from rag.chat.events import ChatAnswer, ChatEvent, WsChunk
+from rag.chat.events import ChatAnswer, ChatEvent, WsChunk, WsProgress
 from rag.chat.generate import LLMWriter, render_data
 from rag.chat.outcomes import ToolResults, tool_results
 from rag.chat.reading import ParamsCheck, asked_about, nearby, picked, read_question_of, recall_about
@@ -134,7 +134,7 @@ class ChatService:
                         c.name: c.error or ("index" if c.from_index else "provider") for c in event.tool_calls
                     }
                     log["sources"] = len(event.sources)
-                elif "first_chunk" not in log["timings_ms"]:
+                elif isinstance(event, WsChunk) and "first_chunk" not in log["timings_ms"]:
                     first = time.perf_counter() - start
                     self._metrics.chat_first_chunk_seconds.observe(first)
                     log["timings_ms"]["first_chunk"] = round(first * 1000, 1)
@@ -185,6 +185,8 @@ class ChatService:
             found = await self.find(turn, vector, user_id)
             clock.mark("search")
             slot.release()  # the rest waits on providers (and a model), not on this process's cores
+            for call in turn.calls:
+                yield WsProgress(type="progress", tool=call.name, text=self._searching(turn, call.name))
             done = await self.call_tools(turn, user_id, clock.left(self._deadline))
             clock.mark("tools")
             draft = compose_answer(turn, found, done, self._specs.declared)
@@ -316,6 +318,19 @@ class ChatService:
                 yield "\n" + message(turn.lang, "answer_cut")
 
         return rest()
+
+    def _searching(self, turn: Turn, tool: str) -> str:
+        """ "Searching hotels in Lisbon…": the tool's results, and where, in the traveller's language."""
+        spec = self._specs.declared.get(tool)
+        what = (spec.labels.get(turn.lang) or spec.labels["en"]) if spec is not None else tool
+        trip = turn.trip
+        to = trip.destination_label or trip.destination_name or trip.destination
+        start = trip.origin_name or trip.origin
+        if spec is not None and spec.about == "route" and to and start:
+            return message(turn.lang, "searching_route", what=what, route=f"{start} → {to}")
+        if to:
+            return message(turn.lang, "searching_in", what=what, place=to)
+        return message(turn.lang, "searching", what=what)
 
     def _model_sources(self, said: str, turn: Turn, draft: Draft) -> tuple[list[Source], str]:
         """What a model's answer cites, and the lines said after it; its [n] that cite nothing are

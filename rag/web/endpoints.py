@@ -238,7 +238,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
                 _param("query", "token", "The user token (browsers cannot set headers)", {"type": "string"}),
             ),
             client_frames=(s.MessageFrame, s.CancelFrame, s.ResumeFrame),
-            server_frames=(r.WsChunk, r.ChatAnswer, r.WsCancelled, r.WsError),
+            server_frames=(r.WsProgress, r.WsChunk, r.ChatAnswer, r.WsCancelled, r.WsError),
         ),
         Endpoint(
             "post",

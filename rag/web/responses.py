@@ -21,6 +21,7 @@ from rag.chat.events import ChatAnswer as ChatAnswer
 from rag.chat.events import ChatSource, ChatToolCall, Event
 from rag.chat.events import WsCancelled as WsCancelled
 from rag.chat.events import WsChunk as WsChunk
+from rag.chat.events import WsProgress as WsProgress
 from rag.errors import WayfarerError
 from rag.web.middleware import _HTTP_CODES
 

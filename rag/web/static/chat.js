@@ -222,6 +222,14 @@
     if (frame.type === "error") return onError(frame);
     if (!pending || (frame.id && frame.id !== pending.id)) return;  // a late frame of an answer already closed
     if (frame.type === "cancelled") return close(frame, true);
+    if (frame.type === "progress") {
+      // What it is doing until it writes: "Searching hotels in Lisbon…" (the latest call said).
+      if (!pending.text) {
+        pending.body.replaceChildren(R.el("p", "progress", frame.text));
+        pending.body.dataset.progress = frame.tool;
+      }
+      return;
+    }
     if (frame.type !== "response") return;
     if (frame.complete) return close(frame, false);
     if (frame.chunk) {
