@@ -303,6 +303,36 @@ async def test_offers_are_rows_to_compare_sort_by_price_each_marked_sandbox(page
     assert seen["after_reload"] == len(hotels) + len(flights)
 
 
+def drive_forecast(driver: webdriver.Chrome, first: dt.date, last: dt.date) -> dict[str, Any]:
+    turn = ask(driver, f"weather in Lisbon from {first.isoformat()} to {last.isoformat()}", 1)
+    figure = turn.find_element(By.CSS_SELECTOR, "figure.forecast[data-forecast]")
+    return {
+        "caption": figure.find_element(By.CSS_SELECTOR, "figcaption").text,
+        "points": len(figure.find_elements(By.CSS_SELECTOR, "svg circle.high")),
+        "bars": len(figure.find_elements(By.CSS_SELECTOR, "svg rect.rain")),
+        "svg_hidden": figure.find_element(By.CSS_SELECTOR, "svg").get_attribute("aria-hidden"),
+        "rows": [
+            [td.get_attribute("textContent") for td in tr.find_elements(By.CSS_SELECTOR, "td")]
+            for tr in figure.find_elements(By.CSS_SELECTOR, "table tr[data-day]")
+        ],
+        "tables": len(turn.find_elements(By.CSS_SELECTOR, "table.offers")),
+    }
+
+
+async def test_a_forecast_is_a_chart_with_its_numbers_for_screen_readers(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    url = str(page_app.make_url("/"))
+    first = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
+    last = first + dt.timedelta(days=3)
+    seen = await asyncio.to_thread(visit, driver, url, "page-forecast", drive_forecast, first, last)
+    assert seen["caption"] == "Lisbon, Portugal: the forecast, °C (sandbox)"
+    days = [row[0] for row in seen["rows"]]
+    assert days == sorted(days) and days[0] == first.isoformat() and 1 < len(days) <= 5
+    assert seen["points"] == seen["bars"] == len(days) and seen["svg_hidden"] == "true"
+    for _, low, high, rain in seen["rows"]:
+        assert int(low) <= int(high) and rain.endswith("%")
+    assert seen["tables"] == 0
+
+
 def trip_line(driver: webdriver.Chrome) -> str | None:
     box = driver.find_element(By.CSS_SELECTOR, "[data-trip]")
     return driver.find_element(By.ID, "trip-summary").text if box.is_displayed() else None

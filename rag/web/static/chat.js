@@ -109,7 +109,7 @@
     actions.append(copy);
     box.append(actions);
     if (toolCalls && toolCalls.length) {
-      box.append(...window.wayfarerOffers.offerTables(toolCalls));
+      box.append(...window.wayfarerOffers.resultViews(toolCalls));
       box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
     }
     if (numbered.length) box.append(R.sourcesList(numbered, key));

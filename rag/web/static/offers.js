@@ -1,4 +1,5 @@
-/* Wayfarer chat page, part 2: the offers an answer shows, as a table to compare at a glance.
+/* Wayfarer chat page, part 2: the offers an answer shows, as a table to compare at a glance, and a
+ * forecast as a small chart.
  *
  * A chat answer's tool calls carry the flight and hotel offers its text lists as data (`results`, typed
  * in /openapi.json). Each call with offers becomes one table, a row per offer marked `data-offer` (with
@@ -128,8 +129,71 @@
     return t;
   }
 
-  /** A table for each tool call whose results are flight or hotel offers (none for the rest). */
-  function offerTables(calls) {
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = String(text);
+    return node;
+  }
+
+  const WEEKDAY = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+  /** A whole degree as the answer's text writes it (Python's rounding: a half goes to the even one). */
+  function degrees(v) {
+    const r = Math.round(v);
+    return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  }
+
+  /** A forecast as a small chart: each day's high and low (°C) as two lines, its chance of rain as a
+   * bar; the same numbers in a table for screen readers (the chart itself is hidden from them). */
+  function forecastChart(days) {
+    days = days.slice().sort((a, b) => (a.date < b.date ? -1 : 1));
+    const fig = el("figure", "forecast");
+    fig.dataset.forecast = days[0].place;
+    fig.append(el("figcaption", null, days[0].place + ": the forecast, °C" + (days[0].sandbox ? " (sandbox)" : "")));
+    const temps = days.flatMap((d) => [d.temperature_min, d.temperature_max]).filter((t) => typeof t === "number");
+    const lo = Math.min(...temps, 0), hi = Math.max(...temps, 1);
+    const step = 64, top = 18, height = 90, width = step * days.length;
+    const y = (t) => top + (hi - t) / (hi - lo || 1) * height;
+    const chart = svg("svg", { viewBox: "0 0 " + width + " 150", width: "100%", "aria-hidden": "true", focusable: "false" });
+    const line = (key, cls) => {
+      const points = days.map((d, i) => (typeof d[key] === "number" ? (i * step + step / 2) + "," + y(d[key]).toFixed(1) : null)).filter(Boolean);
+      chart.append(svg("polyline", { points: points.join(" "), class: cls, fill: "none" }));
+      days.forEach((d, i) => {
+        if (typeof d[key] !== "number") return;
+        chart.append(svg("circle", { cx: i * step + step / 2, cy: y(d[key]).toFixed(1), r: 3, class: cls }));
+        chart.append(svg("text", { x: i * step + step / 2, y: (y(d[key]) + (key === "temperature_max" ? -6 : 14)).toFixed(1), "text-anchor": "middle", class: "value" }, degrees(d[key]) + "°"));
+      });
+    };
+    days.forEach((d, i) => {
+      const rain = typeof d.precipitation_probability === "number" ? d.precipitation_probability : 0;
+      chart.append(svg("rect", { x: i * step + step / 2 - 8, y: 140 - rain * 0.3, width: 16, height: rain * 0.3, class: "rain" }));
+      const day = new Date(d.date + "T00:00:00Z");
+      chart.append(svg("text", { x: i * step + step / 2, y: 148, "text-anchor": "middle", class: "day" }, WEEKDAY[day.getUTCDay()] + " " + day.getUTCDate()));
+    });
+    line("temperature_max", "high");
+    line("temperature_min", "low");
+    fig.append(chart);
+    const numbers = el("table", "visually-hidden");
+    const head = el("tr");
+    for (const name of ["Day", "Low °C", "High °C", "Chance of rain"]) head.append(el("th", null, name));
+    numbers.append(head);
+    for (const d of days) {
+      const row = el("tr");
+      row.dataset.day = d.date;
+      const n = (v, unit) => (typeof v === "number" ? degrees(v) + unit : "—");
+      for (const text of [d.date, n(d.temperature_min, ""), n(d.temperature_max, ""), n(d.precipitation_probability, "%")]) row.append(el("td", null, text));
+      numbers.append(row);
+    }
+    fig.append(numbers);
+    return fig;
+  }
+
+  /** What a tool call's results look like on the page: a table of offers, or a forecast chart (none
+   * for the rest, which the answer's text lists). */
+  function resultViews(calls) {
     const out = [];
     for (const c of calls || []) {
       const results = Array.isArray(c.results) ? c.results : [];
@@ -137,9 +201,11 @@
         const offers = results.filter((r) => r && r.kind === kind && typeof r.price === "number");
         if (offers.length) out.push(table(kind, offers));
       }
+      const days = results.filter((r) => r && r.kind === "weather" && typeof r.date === "string");
+      if (days.length) out.push(forecastChart(days));
     }
     return out;
   }
 
-  window.wayfarerOffers = { offerTables, sortByPrice };
+  window.wayfarerOffers = { resultViews, sortByPrice };
 })();
