@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from typing import Any
 
 import aiohttp
@@ -38,6 +39,9 @@ HOTELS_PATH = "/v3.0/data/hotels"
 RATES_PATH = "/v3.0/hotels/rates"
 NO_AVAILABILITY = 2001  # LiteAPI's answer to a search that found no rooms
 SEARCH_RADIUS_M = 20_000
+# What LiteAPI sent and we send back to it: a hotel id of its shape ("lp1beec"), a currency code.
+HOTEL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CURRENCY = re.compile(r"[A-Z]{3}")
 
 
 def describe_error(status: int, body: Any) -> ErrorInfo:
@@ -143,10 +147,10 @@ class LiteApiConnector:
         ]
         for q in queries:
             body = await self._http.request("GET", self._base + HOTELS_PATH, params=q, headers=self._headers)
-            found = [
+            found = [  # ids go back to LiteAPI in the rates request: only ones shaped like its ids
                 h
                 for h in items(body.get("data", []), "LiteAPI", "hotels")
-                if isinstance(h, dict) and isinstance(h.get("id"), str) and h["id"]
+                if isinstance(h, dict) and isinstance(h.get("id"), str) and HOTEL_ID.fullmatch(h["id"])
             ]
             if found:
                 return found[: self._candidates]
@@ -157,7 +161,8 @@ class LiteApiConnector:
         if not listing:
             return []
         assert p.check_out is not None
-        currency = p.currency or str(listing[0].get("currency") or "") or "USD"
+        listed = listing[0].get("currency")  # sent back: an ISO 4217 code, or ours
+        currency = p.currency or (listed if isinstance(listed, str) and CURRENCY.fullmatch(listed) else "USD")
         request = {
             "hotelIds": [h["id"] for h in listing],
             "occupancies": [{"adults": p.adults, "children": []} for _ in range(p.rooms)],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from typing import Any
 
 import aiohttp
@@ -52,6 +53,7 @@ CATEGORY_KINDS: dict[str, str] = {
 }
 MIN_RATE = "2"  # popularity 1-3: 2 and up leaves out the unnamed benches and minor memorials
 CARD_ERRORS: tuple[type[Exception], ...] = (ProviderError, *UNREADABLE)
+XID = re.compile(r"[A-Za-z0-9]{1,32}")  # a place's id, as it goes back into the card's URL
 ATTRIBUTION = "Places © OpenTripMap, data © OpenStreetMap contributors (ODbL) and Wikidata"
 
 
@@ -151,7 +153,10 @@ class OpenTripMapConnector:
         return out
 
     async def _with_card(self, activity: Activity) -> Activity:
-        """The place's description and link from its card; a card that fails costs only those."""
+        """The place's description and link from its card; a card that fails costs only those. The xid
+        goes into the card's URL: one not shaped like an xid ("N123", "W456", "Q789") is not asked for."""
+        if not XID.fullmatch(activity.activity_id):
+            return activity
         try:
             card = await self._http.request(
                 "GET", f"{self._base}/xid/{activity.activity_id}", params={"apikey": self._key}

@@ -152,3 +152,36 @@ def test_describe_error_reads_liteapi_bodies() -> None:
     assert describe_error(429, {"error": {"code": 429, "message": "request quota exceeded"}}).quota
     assert describe_error(502, "<html>").message == "HTTP 502"
     assert describe_error(403, {"message": "Forbidden"}).message == "Forbidden"
+
+
+async def test_values_liteapi_sent_are_checked_before_they_go_back_to_it(
+    aiohttp_server: Server, session: aiohttp.ClientSession, places: LocationCatalogue
+) -> None:
+    """Hotel ids and the currency of its hotel list are sent back in the rates request: an id or a
+    currency not shaped like one never is."""
+    from aiohttp import web
+
+    sent: list[Any] = []
+
+    async def hotels(request: web.Request) -> web.Response:
+        listing = [
+            {"id": "lp1beec", "name": "Good", "currency": "EUR\r\nX-Evil: 1"},
+            {"id": "x' OR 1=1 --", "name": "Bad"},
+            {"id": "a" * 65, "name": "Too long"},
+            {"id": "lp\u202e2", "name": "Bidi"},
+            {"id": "lp_ok-2", "name": "Also good"},
+        ]
+        return web.json_response({"data": listing})
+
+    async def rates(request: web.Request) -> web.Response:
+        sent.append(await request.json())
+        return web.json_response({"data": []})
+
+    app = web.Application()
+    app.router.add_get(HOTELS_PATH, hotels)
+    app.router.add_post(RATES_PATH, rates)
+    server = await aiohttp_server(app)
+    await connector(server, session, places).call("hotel_search", params(places), 5)
+    [request] = sent
+    assert request["hotelIds"] == ["lp1beec", "lp_ok-2"]
+    assert request["currency"] == "USD"  # the listing's was not a currency code: ours instead

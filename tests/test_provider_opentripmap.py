@@ -132,3 +132,37 @@ async def test_a_category_asks_for_its_kinds(
     assert kinds and all(k & {"religion", "museums"} and "interesting_places" in k for k in kinds)
     async with session.get(url, params=query | {"kinds": "Museums!"}) as resp:
         assert resp.status == 400 and (await resp.json())["error"] == "Unknown category name: Museums!"
+
+
+async def test_an_xid_not_shaped_like_one_never_goes_into_a_cards_url(
+    aiohttp_server: Any, session: aiohttp.ClientSession
+) -> None:
+    """The xid OpenTripMap sent is a path segment of the card's URL: "../" or a query in it is not asked."""
+    from aiohttp import web
+
+    asked: list[str] = []
+
+    def feature(xid: str, name: str) -> dict[str, Any]:
+        props = {"xid": xid, "name": name, "rate": 3, "dist": 10.0, "kinds": "museums"}
+        return {
+            "type": "Feature",
+            "properties": props,
+            "geometry": {"type": "Point", "coordinates": [2.17, 41.39]},
+        }
+
+    async def radius(request: web.Request) -> web.Response:
+        hostile = ["../../admin", "N1?apikey=stolen", "Q 1", "N7"]
+        return web.json_response({"type": "FeatureCollection", "features": [feature(x, x) for x in hostile]})
+
+    async def card(request: web.Request) -> web.Response:
+        asked.append(request.match_info["xid"])
+        return web.json_response({"xid": request.match_info["xid"], "info": {"descr": "A museum."}})
+
+    app = web.Application()
+    app.router.add_get("/0.1/{lang}/places/radius", radius)
+    app.router.add_get("/0.1/{lang}/places/xid/{xid}", card)
+    server = await aiohttp_server(app)
+    c = OpenTripMapConnector(session, str(server.make_url("")), API_KEY, policy=POLICY, sandbox=True, cards=4)
+    found = await activities(c, where())
+    assert asked == ["N7"] and len(found) == 4  # every place kept; only the well-formed id's card asked for
+    assert [a.description for a in found if a.activity_id == "N7"] == ["A museum."]
