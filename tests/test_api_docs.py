@@ -25,10 +25,13 @@ async def test_a_plain_request_to_the_websocket_says_so(client: Any) -> None:
     assert missing.status == 422 and (await missing.json())["error"]["code"] == "validation_error"
 
 
-async def test_chat_tool_calls_count_their_results_under_another_name_than_the_tool_api(client: Any) -> None:
+async def test_chat_tool_calls_count_their_results_and_show_them_as_data(client: Any) -> None:
     day = (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=3)).isoformat()
     resp = await client.post("/v1/chat", json={"user_id": "cy", "message": f"weather in Rome on {day}"})
     [call] = (await resp.json())["tool_calls"]
-    assert "results" not in call and call["result_count"] > 0 and call["sandbox"] is True
+    assert call["result_count"] > 0 and call["sandbox"] is True
+    # The days the answer shows, typed (not the tool API's kind/id/text/data items).
+    assert call["results"] and all(r["kind"] == "weather" and "text" not in r for r in call["results"])
+    assert call["results"][0]["date"] == day
     direct = await (await client.post("/v1/tools/weather_forecast", json={"city": "Rome"})).json()
     assert isinstance(direct["results"], list)

@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from rag.chat.events import ChatAnswer, ChatToolCall, WsCancelled, WsChunk
-from rag.chat.outcomes import ToolResults, tool_results
+from rag.chat.outcomes import RESULTS_SHOWN, ToolResults, tool_results
 from rag.chat.service import ChatService
 from rag.chat.steps import (
     Turn,
@@ -105,7 +105,12 @@ async def test_a_tool_call_is_one_shape_whole_or_summed_up(shared_client: TestCl
     whole = outcome.to_json()  # what POST /v1/tools/{name} answers
     assert whole["tool"] == "flight_search" and whole["notice"] and "fetched_at" not in whole
     [summed] = tool_results(turn.calls, outcomes).tool_calls  # what a chat answer lists
-    assert summed.model_dump(mode="json") == {
+    dumped = summed.model_dump(mode="json")
+    shown = dumped.pop("results")  # the offers the answer shows, as data: the first of the call's
+    assert 0 < len(shown) == min(RESULTS_SHOWN, len(whole["results"]))
+    assert [r["price"] for r in shown] == [w["data"]["price"] for w in whole["results"][: len(shown)]]
+    assert all(r["kind"] == "flight_offer" and r["itineraries"] for r in shown)
+    assert dumped == {
         "name": "flight_search",
         "params": whole["params"],
         "provider": whole["provider"],

@@ -333,6 +333,37 @@ async def test_a_forecast_is_a_chart_with_its_numbers_for_screen_readers(page_ap
     assert seen["tables"] == 0
 
 
+def drive_reload_mid_answer(driver: webdriver.Chrome, question: str, fault: SandboxFaults) -> dict[str, Any]:
+    send(driver, question)
+    turn = assistant(driver, 1)
+    wait(driver, lambda d: turn.find_elements(By.CSS_SELECTOR, ".answer .progress"), 30)
+    driver.refresh()  # while the hotels are still being searched
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "connected", 30)
+    fault.latency_ms = 0
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn.assistant .actions"), 60)
+    done = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")
+    return {
+        "turns": [c.split()[-1] for c, _, _ in conversation(driver)],
+        "text": done[-1].find_element(By.CSS_SELECTOR, ".answer").text,
+        "rows": len(done[-1].find_elements(By.CSS_SELECTOR, "tr[data-offer]")),
+    }
+
+
+async def test_a_reload_while_an_answer_is_written_shows_it_when_it_completes(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    fault = faults(page_app)
+    fault.latency_ms = 4_000  # the search is still running when the page reloads
+    url = str(page_app.make_url("/"))
+    question = f"hotels in Lisbon from {ahead(47)} for 2 nights"
+    try:
+        seen = await asyncio.to_thread(
+            visit, driver, url, "page-reload-mid", drive_reload_mid_answer, question, fault
+        )
+    finally:
+        fault.latency_ms = 0
+    assert seen["turns"] == ["user", "assistant"]  # one question, its answer: no second reload needed
+    assert "Hotels" in seen["text"] and seen["rows"] > 0
+
+
 def trip_line(driver: webdriver.Chrome) -> str | None:
     box = driver.find_element(By.CSS_SELECTOR, "[data-trip]")
     return driver.find_element(By.ID, "trip-summary").text if box.is_displayed() else None

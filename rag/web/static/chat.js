@@ -245,6 +245,16 @@
     const code = frame.error && frame.error.code;
     if (code === "nothing_to_cancel") return;  // the answer finished first: its complete frame says so
     if (code === "unknown_answer") {
+      if (pending && pending.resumed) {
+        // A question from the history that no answer is being written for (the service restarted):
+        // nothing to follow; it stays as it was saved.
+        const gone = pending;
+        pending = null;
+        unanswered.add(gone.id);
+        gone.box.remove();
+        streaming(false);
+        return;
+      }
       loadHistory();
       return;
     }
@@ -350,6 +360,9 @@
 
   // --- the saved conversation ------------------------------------------------------------------------
 
+  // Questions in the history that no answer is being written for: not followed again.
+  const unanswered = new Set();
+
   // The page of history drawn last: which load it belongs to, and the `before` of the page before it
   // (null: nothing earlier).
   let drawn = 0, earlier = null;
@@ -412,6 +425,17 @@
     messages.replaceChildren(savedTurns(body.history));
     showEarlier(body);
     showTrip(body.trip);
+    // A question still being answered (a reload while its answer is written): follow it to its end.
+    const last = (body.history || []).at(-1);
+    if (!pending && last && last.role === "user" && last.id && !unanswered.has(last.id)) {
+      const turn = addTurn("assistant");
+      turn.body.classList.add("streaming", "waiting");
+      turn.box.setAttribute("aria-busy", "true");
+      pending = { ...turn, id: last.id, question: last.text, text: "", chunks: 0, frame: 0, stopping: false, resumed: true };
+      pending.body.dataset.chunks = "0";
+      streaming(true);
+      send({ type: "resume", id: last.id });  // when connected now; else connect() resumes it on open
+    }
     // A message the server never received is given back rather than lost.
     if (lost && !(body.history || []).some((t) => t.id === lost.id) && !input.value) input.value = lost.question;
     updateWelcome();
