@@ -1,6 +1,8 @@
 """The README's picture of the chat page, taken from the real page.
 
-    python scripts/screenshot.py [--out docs/page.png]
+    .venv-test/bin/python scripts/screenshot.py [--out docs/page.png]
+
+(the test environment: it has selenium, and `bash scripts/test.sh` installs Chromium).
 
 The service runs in this process on the embedded defaults (the offline sandbox for the travel tools),
 seeded once into a cached data directory; headless Chromium (Debian's ``chromium`` and

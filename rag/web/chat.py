@@ -62,11 +62,17 @@ async def chat(request: web.Request) -> web.Response:
     return json_response(final.frame())
 
 
+def _owner(request: web.Request) -> str:
+    """The conversation's user, from the path, when the caller may act as them."""
+    user_id = user_id_param(request.match_info["user_id"])
+    require_user(request, user_id)
+    return user_id
+
+
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
     """The trip and a page of the history, newest page first: ``?before=<seq>&limit=N`` pages back."""
-    user_id = user_id_param(request.match_info["user_id"])
-    require_user(request, user_id)
+    user_id = _owner(request)
     before, limit = session_page_params(request.query)
     sessions = request.app[keys.CHAT].sessions
     trip = await sessions.trip(user_id)
@@ -84,8 +90,7 @@ async def session(request: web.Request) -> web.Response:
 
 @routes.delete("/v1/sessions/{user_id}")
 async def forget(request: web.Request) -> web.Response:
-    user_id = user_id_param(request.match_info["user_id"])
-    require_user(request, user_id)
+    user_id = _owner(request)
     forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
     return json_response({"forgotten": forgotten})
 
@@ -93,8 +98,7 @@ async def forget(request: web.Request) -> web.Response:
 @routes.delete("/v1/sessions/{user_id}/trip")
 async def forget_trip(request: web.Request) -> web.Response:
     """The trip started over; the conversation's turns stay."""
-    user_id = user_id_param(request.match_info["user_id"])
-    require_user(request, user_id)
+    user_id = _owner(request)
     forgotten = await request.app[keys.CHAT].sessions.forget_trip(user_id)
     return json_response({"forgotten": forgotten})
 

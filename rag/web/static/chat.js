@@ -213,8 +213,7 @@
 
   async function clearTrip() {
     const user = userInput.value.trim();
-    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
-    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + "/trip", { method: "DELETE", headers });
+    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + "/trip", { method: "DELETE", headers: authHeaders() });
     if (resp.ok) showTrip({});
   }
 
@@ -368,9 +367,14 @@
   let drawn = 0, earlier = null;
 
   /** GET /v1/sessions/{user}, the latest page or the one before turn `before`; throws with its message. */
+  /** The token, when there is one, as the API takes it. */
+  function authHeaders() {
+    return tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+  }
+
   async function fetchHistory(before, limit) {
     const user = userInput.value.trim();
-    const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
+    const headers = authHeaders();
     const asked = [];
     if (before !== undefined) asked.push("before=" + encodeURIComponent(before));
     if (limit !== undefined) asked.push("limit=" + encodeURIComponent(limit));
