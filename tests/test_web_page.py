@@ -401,6 +401,88 @@ async def test_the_trip_is_in_view_follows_the_conversation_and_can_be_cleared(p
     assert body["trip"] == {} and len(body["history"]) == 4
 
 
+def listed(driver: webdriver.Chrome) -> list[tuple[str, str, bool]]:
+    """The conversation list as (data-conversation, title, open), read in one script (the page redraws
+    the list as answers end)."""
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('#conversation-list li[data-conversation]')].map((li) =>"
+        " [li.dataset.conversation, li.querySelector('button.open').textContent,"
+        " li.getAttribute('aria-current') === 'true']);"
+    )
+    return [(c, t, o) for c, t, o in rows]
+
+
+def questions_shown(driver: webdriver.Chrome) -> list[str]:
+    return driver.execute_script(  # type: ignore[no-any-return]
+        "return [...document.querySelectorAll('#messages .turn.user .text')].map((b) => b.textContent);"
+    )
+
+
+def drive_conversations(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
+    out: dict[str, Any] = {"first_visit": listed(driver)}
+    ask(driver, f"hotels in Lisbon from {day.isoformat()} for 2 nights", 1)
+    wait(driver, lambda d: len(listed(d)) == 1)
+    out["one"] = listed(driver)
+    driver.find_element(By.ID, "new-conversation").click()
+    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#messages .turn"))
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "connected", 30)
+    out["new"] = {
+        "welcome": driver.find_element(By.ID, "welcome").is_displayed(),
+        "trip": trip_line(driver),
+        "list": listed(driver),
+    }
+    ask(driver, "What's the weather in Tokyo?", 1)
+    wait(driver, lambda d: len(listed(d)) == 2 and listed(d)[0][1] != "New trip")
+    wait(driver, lambda d: "Tokyo" in (trip_line(d) or ""))
+    out["two"] = listed(driver)
+    driver.refresh()  # the conversation open stays open
+    wait(driver, lambda d: questions_shown(d) == ["What's the weather in Tokyo?"] and len(listed(d)) == 2)
+    out["reloaded"] = {"list": listed(driver), "trip": trip_line(driver)}
+    main = driver.find_element(By.CSS_SELECTOR, '#conversation-list li[data-conversation="main"] button.open')
+    main.click()  # reopened with its turns and its trip
+    wait(driver, lambda d: questions_shown(d) == [f"hotels in Lisbon from {day.isoformat()} for 2 nights"])
+    wait(driver, lambda d: "Lisbon" in (trip_line(d) or ""))
+    out["reopened"] = {"list": listed(driver), "trip": trip_line(driver)}
+    # Asked there, it goes to that conversation.
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "connected", 30)
+    ask(driver, "what about Porto?", 2)
+    other = next(c for c, _, _ in listed(driver) if c != "main")
+    driver.find_element(
+        By.CSS_SELECTOR, f'#conversation-list li[data-conversation="{other}"] button.delete'
+    ).click()
+    wait(driver, lambda d: len(listed(d)) == 1)
+    out["after_delete"] = listed(driver)
+    out["turns_after_delete"] = len(driver.find_elements(By.CSS_SELECTOR, "#messages .turn"))
+    out["other"] = other
+    return out
+
+
+async def test_conversations_start_list_reopen_and_delete(page_app, driver) -> None:  # type: ignore[no-untyped-def]
+    url = str(page_app.make_url("/"))
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=51)
+    seen = await asyncio.to_thread(visit, driver, url, "page-convs", drive_conversations, day)
+    lisbon = f"hotels in Lisbon from {day.isoformat()} for 2 nights"
+    assert seen["first_visit"] == []  # nothing to list yet
+    assert seen["one"] == [("main", lisbon, True)]
+    # A new trip: an empty conversation, no trip, open in the list, the old one still there.
+    assert seen["new"]["welcome"] is True and seen["new"]["trip"] is None
+    new, old = seen["new"]["list"]
+    assert new[1:] == ("New trip", True) and old == ("main", lisbon, False)
+    other = seen["other"]
+    assert seen["two"] == [(other, "What's the weather in Tokyo?", True), ("main", lisbon, False)]
+    assert seen["reloaded"]["list"] == seen["two"] and "Tokyo" in seen["reloaded"]["trip"]
+    assert "Lisbon" in seen["reopened"]["trip"] and "Tokyo" not in seen["reopened"]["trip"]
+    assert [open_ for _, _, open_ in seen["reopened"]["list"]] == [False, True]
+    assert seen["after_delete"] == [("main", lisbon, True)] and seen["turns_after_delete"] == 4
+    # The server agrees: the main conversation has both its questions, the other is gone.
+    body = await (await page_app.get("/v1/sessions/page-convs/conversations")).json()
+    assert [c["id"] for c in body["conversations"]] == ["main"]
+    main = await (await page_app.get("/v1/sessions/page-convs")).json()
+    assert [t["text"] for t in main["history"] if t["role"] == "user"] == [lisbon, "what about Porto?"]
+    gone = await (await page_app.get(f"/v1/sessions/page-convs?conversation_id={other}")).json()
+    assert gone["history"] == [] and gone["trip"] == {}
+
+
 def drive_stop(driver: webdriver.Chrome, question: str, fault: SandboxFaults) -> dict[str, Any]:
     send(driver, question)
     turn = assistant(driver, 1)

@@ -97,7 +97,7 @@ class Run:
 
 
 class AnswerBook:
-    """The answers this process is writing, by user and answer id."""
+    """The answers this process is writing, by conversation (its key, rag.chat.sessions) and answer id."""
 
     def __init__(self, keep_seconds: float = 120.0) -> None:
         self._keep = keep_seconds
@@ -106,9 +106,9 @@ class AnswerBook:
         # would hold its Run (frames, task, events) for the life of the process.
         self._forget: dict[Run, asyncio.TimerHandle] = {}
 
-    def start(self, user_id: str, answer_id: str, frames: AsyncIterator[Frame]) -> Run:
+    def start(self, conversation: str, answer_id: str, frames: AsyncIterator[Frame]) -> Run:
         run = Run(answer_id, frames)
-        key = (user_id, answer_id)
+        key = (conversation, answer_id)
         self._runs[key] = run
 
         def finished(_: asyncio.Task[None]) -> None:
@@ -117,8 +117,8 @@ class AnswerBook:
         run.task.add_done_callback(finished)
         return run
 
-    def get(self, user_id: str, answer_id: str) -> Run | None:
-        return self._runs.get((user_id, answer_id))
+    def get(self, conversation: str, answer_id: str) -> Run | None:
+        return self._runs.get((conversation, answer_id))
 
     def _drop(self, key: tuple[str, str], run: Run) -> None:
         self._forget.pop(run, None)

@@ -23,7 +23,7 @@ from rag.chat.generate import LLMWriter, render_data
 from rag.chat.outcomes import ToolResults, tool_results
 from rag.chat.reading import ParamsCheck, asked_about, nearby, picked, read_question_of, recall_about
 from rag.chat.search import GuideSearch
-from rag.chat.sessions import SessionStore
+from rag.chat.sessions import MAIN, Conversation, SessionStore, conversation_key
 from rag.chat.steps import (
     Draft,
     Found,
@@ -105,12 +105,14 @@ class ChatService:
         user_id: str,
         text: str,
         *,
+        conversation: str | None = None,
         answer_id: str | None = None,
         timezone: str | None = None,
         address: str | None = None,
     ) -> AsyncIterator[ChatEvent]:
         """Chunk events as the answer is produced, then the complete answer with sources and tool calls.
 
+        ``conversation`` is which of the user's conversations (rag.chat.sessions; none: the main one);
         ``answer_id`` names the answer in the history (for resume); ``timezone`` is the traveller's IANA
         zone, what "today" and "this weekend" mean; ``address`` the client's, which the rate limits count
         besides the user (rag.limits). Logs one structured line per message with its timings, and counts
@@ -125,7 +127,8 @@ class ChatService:
         }
         outcome = "cancelled"
         try:
-            async for event in self._respond(user_id, text, answer_id, timezone, address, log):
+            conv = Conversation(user_id, conversation or MAIN)
+            async for event in self._respond(conv, text, answer_id, timezone, address, log):
                 if isinstance(event, ChatAnswer):
                     complete = time.perf_counter() - start
                     self._metrics.chat_complete_seconds.observe(complete)
@@ -155,7 +158,7 @@ class ChatService:
 
     async def _respond(
         self,
-        user_id: str,
+        conv: Conversation,
         text: str,
         answer_id: str | None,
         timezone: str | None,
@@ -171,27 +174,27 @@ class ChatService:
             slot = await self._admission.acquire()  # overloaded: refused, like rate_limited, unsaved
             clock.mark("admission")
             if self._limits is not None:
-                await self._limits.check("chat", user_id, address)
+                await self._limits.check("chat", conv.user, address)
             today = self.today(timezone)
-            asked = asyncio.ensure_future(self.sessions.ask(user_id, text, **_with_id(answer_id)))
+            asked = asyncio.ensure_future(self._ask(conv, text, answer_id))
             await finish(asked)
             place = asked.result()
             clock.mark("saved")  # the question in the history
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             clock.mark("embed")
-            turn = await self.read_turn(user_id, text, today, vector)
+            turn = await self.read_turn(conv.key, text, today, vector)
             log["action"], log["why"] = turn.action.kind, turn.decided.why  # "why did it ask that?"
             clock.mark("route")
-            found = await self.find(turn, vector, user_id)
+            found = await self.find(turn, vector, conv.user)
             clock.mark("search")
             slot.release()  # the rest waits on providers (and a model), not on this process's cores
             for call in turn.calls:
                 yield WsProgress(type="progress", tool=call.name, text=self._searching(turn, call.name))
-            done = await self.call_tools(turn, user_id, clock.left(self._deadline))
+            done = await self.call_tools(turn, conv, clock.left(self._deadline))
             clock.mark("tools")
             draft = compose_answer(turn, found, done, self._specs.declared)
             clock.mark("compose")
-            written = await self.write(turn, user_id, draft, clock)  # None: the composer's answer
+            written = await self.write(turn, conv.key, draft, clock)  # None: the composer's answer
             async for piece in prefaced(turn.preface, written or draft.pieces()):
                 said.append(piece)
                 yield _chunk(piece)
@@ -203,7 +206,7 @@ class ChatService:
                     yield _chunk(tail)
             clock.mark("answer")
         except asyncio.CancelledError:
-            await finish(_save_stopped(self.sessions, user_id, text, answer_id, asked, "".join(said)))
+            await finish(_save_stopped(self.sessions, conv.key, text, answer_id, asked, "".join(said)))
             raise
         finally:
             if slot is not None:
@@ -216,16 +219,26 @@ class ChatService:
             sources=sources,
             tool_calls=done.tool_calls,
         )
-        await self.save(user_id, place, answer)
+        await self.save(conv.key, place, answer)
         yield answer
 
+    async def _ask(self, conv: Conversation, text: str, answer_id: str | None) -> int:
+        """The question in its conversation's history, and the conversation in the user's list; returns
+        the place its answer is to take."""
+        place, _ = await asyncio.gather(
+            self.sessions.ask(conv.key, text, **_with_id(answer_id)),
+            self.sessions.touch(conv.user, conv.conversation, text),
+        )
+        return place
+
     async def read_turn(
-        self, user_id: str | None, text: str, today: dt.date, vector: list[float] | None = None
+        self, key: str | None, text: str, today: dt.date, vector: list[float] | None = None
     ) -> Turn:
-        """``text`` read in ``user_id``'s conversation (a new one without a user): routed (with its
+        """``text`` read in the conversation stored under ``key`` (rag.chat.sessions.conversation_key; a
+        new one without it): routed (with its
         embedding, when there is one), read, and decided by the dialogue's policy against the trip.
         Nothing is called and nothing is stored."""
-        trip = await self.sessions.trip(user_id) if user_id is not None else TripState()
+        trip = await self.sessions.trip(key) if key is not None else TripState()
         here = self._router.catalogue.resolve(trip.destination) if trip.destination else None
         decision = await self._router.route(
             text,
@@ -271,20 +284,20 @@ class ChatService:
         hits = await self._tools.recall_shown(user_id, kinds, action.shown, about=about)
         return picked(hits, action.pick)
 
-    async def call_tools(self, turn: Turn, user_id: str, budget: float | None) -> ToolResults:
-        """The action's calls, made within ``budget`` seconds; the trip remembers the ones that went out
-        and what they showed."""
+    async def call_tools(self, turn: Turn, conv: Conversation, budget: float | None) -> ToolResults:
+        """The action's calls, made within ``budget`` seconds for ``conv``'s user; the conversation's trip
+        remembers the ones that went out and what they showed."""
         calls = {c.name: c.params for c in turn.calls}
-        outcomes = await call_tools(self._tools, calls, user_id, turn.today, budget, self._deadline)
+        outcomes = await call_tools(self._tools, calls, conv.user, turn.today, budget, self._deadline)
         done = tool_results(turn.calls, outcomes)
         searched = done.searched(turn.calls)
         await self.sessions.save_trip(
-            user_id, reduce(turn.trip, [Searched(searched)]) if searched else turn.trip
+            conv.key, reduce(turn.trip, [Searched(searched)]) if searched else turn.trip
         )
         return done
 
     async def write(
-        self, turn: Turn, user_id: str, draft: Draft, clock: Stopwatch | None = None
+        self, turn: Turn, key: str, draft: Draft, clock: Stopwatch | None = None
     ) -> AsyncIterator[str] | None:
         """The model's answer as it streams, or None (then the composer answers) when no model is
         configured or it fails before its first piece. A failure later ends the answer with a note
@@ -296,7 +309,7 @@ class ChatService:
         )
         data = render_data(draft.passages, draft.tool_answers, draft.recalled)
         system = self._writer.system_prompt(trip, data, turn.lang, turn.today)
-        pieces = self._writer.stream(system, await self.sessions.history(user_id))
+        pieces = self._writer.stream(system, await self.sessions.history(key))
         try:
             first = await anext(pieces)
         except (Exception, StopAsyncIteration) as exc:  # timeouts, HTTP errors, empty answers
@@ -340,20 +353,23 @@ class ChatService:
             self._metrics.unresolved_citations.inc(unresolved)
         return sources, tail
 
-    async def save(self, user_id: str, place: int, answer: ChatAnswer) -> None:
+    async def save(self, key: str, place: int, answer: ChatAnswer) -> None:
         """The answer in the history, whole even if a cancel arrives now: it is complete, and the
         history says so. At the place its question kept: after it, whatever this user's other messages
         stored since."""
         frame = answer.frame()
         turn = {"sources": frame["sources"], "tool_calls": frame["tool_calls"], **_with_id(answer.id)}
-        await finish(self.sessions.answer(user_id, place, answer.text, **turn), complete=True)
+        await finish(self.sessions.answer(key, place, answer.text, **turn), complete=True)
 
-    async def preview(self, user_id: str | None, text: str, timezone: str | None = None) -> dict[str, Any]:
-        """What the chat would do for ``text`` in ``user_id``'s conversation (a new one without a user),
+    async def preview(
+        self, user_id: str | None, text: str, timezone: str | None = None, conversation: str | None = None
+    ) -> dict[str, Any]:
+        """What the chat would do for ``text`` in ``user_id``'s ``conversation`` (a new one without a user),
         as /v1/route answers it: the same decision, but no tool is called and nothing is stored. It takes
         a slot as a message does (the model work is the same)."""
         async with self._admission.slot():
-            return route_json(await self.read_turn(user_id, read_message(text), self.today(timezone)))
+            key = conversation_key(user_id, conversation) if user_id is not None else None
+            return route_json(await self.read_turn(key, read_message(text), self.today(timezone)))
 
     def _checker(self, today: dt.date) -> Check:
         """Each tool's own check of a call's parameters, as the tool would run it on ``today``."""
@@ -387,15 +403,15 @@ def _with_id(answer_id: str | None) -> dict[str, str]:
 
 async def _save_stopped(
     sessions: SessionStore,
-    user_id: str,
+    key: str,
     text: str,
     answer_id: str | None,
     asked: asyncio.Future[int] | None,
     said: str,
 ) -> None:
     """A stopped turn: the question (unless ``asked`` saved it already) and what was said of the answer."""
-    place = asked.result() if asked is not None else await sessions.ask(user_id, text, **_with_id(answer_id))
-    await sessions.answer(user_id, place, said, cancelled=True, **_with_id(answer_id))
+    place = asked.result() if asked is not None else await sessions.ask(key, text, **_with_id(answer_id))
+    await sessions.answer(key, place, said, cancelled=True, **_with_id(answer_id))
 
 
 def _chunk(piece: str) -> WsChunk:

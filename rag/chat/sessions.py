@@ -8,6 +8,11 @@ existed are numbered by position when read, and that numbering is stored with th
 A question (``ask``) keeps the number after its own for its answer (``answer``), so one user's messages
 at once (two tabs, two replicas, several POSTs) read as each question followed by its own answer, however
 their answers finish; until then the history skips that number.
+
+A user has several conversations, each with its own history and trip, stored under its key
+(``conversation_key``); ``MAIN`` is the one of clients that name none, stored under the user id alone as
+before conversations existed. The user's index of them (``touch``, ``conversations``) keeps each one's
+title (its first message), when it started and, to within ``TOUCH_EVERY``, when it was last written.
 """
 
 from __future__ import annotations
@@ -37,6 +42,12 @@ PAGE_TURNS = 20  # what GET /v1/sessions/{user_id} shows when it is not asked fo
 _KEPT = "answer_seq"
 # Characters of histories and trips a single-process store keeps in memory (Remembered).
 REMEMBERED_CHARS = 16_000_000
+MAIN = "main"  # the conversation of clients that name none
+# Between a user id and a conversation id in a key: a control character, which no user id contains.
+SEP = "\x1f"
+MAX_CONVERSATIONS = 50  # per user; a new one beyond it forgets the one written longest ago
+TOUCH_EVERY = 3600.0  # seconds: how stale a conversation's "updated" in the index may be
+TITLE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,39 @@ def page(turns: Sequence[dict[str, Any]], before: int | None = None, limit: int 
     kept = older[-limit:]
     more = len(older) > len(kept)
     return Page(kept, more, kept[0]["seq"] if more else None)
+
+
+def conversation_key(user_id: str, conversation: str | None = None) -> str:
+    """Where ``user_id``'s ``conversation`` is stored: the main one (or none named) under the user id."""
+    return user_id if conversation in (None, MAIN) else f"{user_id}{SEP}{conversation}"
+
+
+def title(text: str) -> str:
+    """A conversation's title: its first message on one line, cut to TITLE_CHARS characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One of a user's conversations: whose, which, and where it is stored (``key``)."""
+
+    user: str
+    conversation: str = MAIN
+
+    @property
+    def key(self) -> str:
+        return conversation_key(self.user, self.conversation)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One of a user's conversations: its id, title and when it started and was last written (UTC)."""
+
+    id: str
+    title: str
+    started: str
+    updated: str
 
 
 def _turn(role: str, text: str, extra: dict[str, Any]) -> dict[str, Any]:
@@ -247,6 +291,83 @@ class SessionStore:
         return await self._delete(f"session:{user_id}:trip")
 
     async def forget(self, user_id: str) -> bool:
+        """Forget a conversation's history and trip (``user_id``: its key, ``conversation_key``)."""
         a = await self._delete(f"session:{user_id}:history")
         b = await self._delete(f"session:{user_id}:trip")
         return a or b
+
+    # --- a user's conversations -------------------------------------------------------------------
+
+    async def _index(self, user_id: str) -> dict[str, dict[str, str]]:
+        raw = await self._get(f"conversations:{user_id}")
+        return json.loads(raw) if raw else {}
+
+    async def touch(self, user_id: str, conversation: str, text: str) -> None:
+        """``conversation`` of ``user_id`` was just asked ``text``: listed, titled by its first message,
+        and its "updated" kept to within TOUCH_EVERY (the index is rewritten only then, or when another
+        conversation was written since). A new conversation beyond MAX_CONVERSATIONS forgets the one
+        written longest ago."""
+        now = dt.datetime.now(dt.UTC)
+        index = await self._index(user_id)
+        entry = index.get(conversation)
+        if entry is not None and _fresh(entry, index, now):
+            return
+        async with self._writer(f"{user_id}{SEP}:index"):
+            index = await self._index(user_id)
+            entry = index.get(conversation)
+            if entry is not None and _fresh(entry, index, now):
+                return
+            stamp = now.isoformat()
+            index[conversation] = (
+                {**entry, "updated": stamp}
+                if entry is not None
+                else {"title": title(text), "started": stamp, "updated": stamp}
+            )
+            dropped = sorted(index, key=lambda c: index[c]["updated"])[
+                : max(0, len(index) - MAX_CONVERSATIONS)
+            ]
+            for old in dropped:
+                del index[old]
+            await self._set(f"conversations:{user_id}", json.dumps(index))
+        for old in dropped:
+            await self.forget(conversation_key(user_id, old))
+
+    async def conversations(self, user_id: str) -> list[Listed]:
+        """``user_id``'s conversations, the one written last first; those the store has let expire are
+        left out. A main conversation from before the index existed is listed from its history."""
+        index = await self._index(user_id)
+        if MAIN not in index:
+            turns = await self._stored(user_id)
+            if turns:
+                first = next((t["text"] for t in turns if t.get("role") == "user"), "")
+                index[MAIN] = {"title": title(first), "started": turns[0]["at"], "updated": turns[-1]["at"]}
+        cutoff = None
+        if self._ttl is not None:
+            cutoff = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=self._ttl + TOUCH_EVERY)).isoformat()
+        listed = [
+            Listed(c, e["title"], e["started"], e["updated"])
+            for c, e in index.items()
+            if cutoff is None or e["updated"] >= cutoff
+        ]
+        return sorted(listed, key=lambda c: c.updated, reverse=True)
+
+    async def forget_conversation(self, user_id: str, conversation: str) -> bool:
+        """Forget one of ``user_id``'s conversations: its history, its trip and its place in the list."""
+        forgotten = await self.forget(conversation_key(user_id, conversation))
+        async with self._writer(f"{user_id}{SEP}:index"):
+            index = await self._index(user_id)
+            if index.pop(conversation, None) is not None:
+                forgotten = True
+                if index:
+                    await self._set(f"conversations:{user_id}", json.dumps(index))
+                else:
+                    await self._delete(f"conversations:{user_id}")
+        return forgotten
+
+
+def _fresh(entry: dict[str, str], index: dict[str, dict[str, str]], now: dt.datetime) -> bool:
+    """The index need not change for a message to ``entry``'s conversation: it is the one written last,
+    and its "updated" is less than TOUCH_EVERY old."""
+    latest = max(e["updated"] for e in index.values())
+    updated = dt.datetime.fromisoformat(entry["updated"])
+    return entry["updated"] == latest and (now - updated).total_seconds() < TOUCH_EVERY

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from typing import Any
@@ -12,6 +13,7 @@ from aiohttp import WSMsgType, web
 
 from rag.chat.answers import Run
 from rag.chat.events import ChatAnswer, Frame, WsCancelled, frames
+from rag.chat.sessions import MAIN, Conversation
 from rag.errors import (
     BusyError,
     NothingToCancelError,
@@ -31,6 +33,7 @@ from rag.web.schemas import (
     ChatRequest,
     MessageFrame,
     ResumeFrame,
+    conversation_param,
     parse_json,
     read_body,
     session_page_params,
@@ -51,6 +54,7 @@ async def chat(request: web.Request) -> web.Response:
     respond = request.app[keys.CHAT].respond(
         body.user_id,
         body.message,
+        conversation=body.conversation_id,
         answer_id=answer_id,
         timezone=body.timezone,
         address=caller_address(request),
@@ -69,17 +73,25 @@ def _owner(request: web.Request) -> str:
     return user_id
 
 
+def _conversation(request: web.Request) -> Conversation:
+    """The conversation the path and ``?conversation_id=`` name (the main one without it), when the
+    caller may act as its user."""
+    user_id = _owner(request)
+    return Conversation(user_id, conversation_param(request.query) or MAIN)
+
+
 @routes.get("/v1/sessions/{user_id}")
 async def session(request: web.Request) -> web.Response:
     """The trip and a page of the history, newest page first: ``?before=<seq>&limit=N`` pages back."""
-    user_id = _owner(request)
+    conv = _conversation(request)
     before, limit = session_page_params(request.query)
     sessions = request.app[keys.CHAT].sessions
-    trip = await sessions.trip(user_id)
-    shown = await sessions.page(user_id, before, limit)
+    trip = await sessions.trip(conv.key)
+    shown = await sessions.page(conv.key, before, limit)
     return json_response(
         {
-            "user_id": user_id,
+            "user_id": conv.user,
+            "conversation_id": conv.conversation,
             "trip": trip.model_dump(mode="json", exclude_none=True),
             "history": shown.turns,
             "more": shown.more,
@@ -90,17 +102,26 @@ async def session(request: web.Request) -> web.Response:
 
 @routes.delete("/v1/sessions/{user_id}")
 async def forget(request: web.Request) -> web.Response:
-    user_id = _owner(request)
-    forgotten = await request.app[keys.CHAT].sessions.forget(user_id)
+    """The conversation forgotten: its turns, its trip and its place in the user's list."""
+    conv = _conversation(request)
+    forgotten = await request.app[keys.CHAT].sessions.forget_conversation(conv.user, conv.conversation)
     return json_response({"forgotten": forgotten})
 
 
 @routes.delete("/v1/sessions/{user_id}/trip")
 async def forget_trip(request: web.Request) -> web.Response:
     """The trip started over; the conversation's turns stay."""
-    user_id = _owner(request)
-    forgotten = await request.app[keys.CHAT].sessions.forget_trip(user_id)
+    conv = _conversation(request)
+    forgotten = await request.app[keys.CHAT].sessions.forget_trip(conv.key)
     return json_response({"forgotten": forgotten})
+
+
+@routes.get("/v1/sessions/{user_id}/conversations")
+async def conversations(request: web.Request) -> web.Response:
+    """The user's conversations, the one written last first, each with its title (its first message)."""
+    user_id = _owner(request)
+    listed = await request.app[keys.CHAT].sessions.conversations(user_id)
+    return json_response({"user_id": user_id, "conversations": [dataclasses.asdict(c) for c in listed]})
 
 
 @routes.get("/v1/ws")
@@ -112,6 +133,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     """
     user_id = user_id_param(request.query.get("user_id", ""))
     require_user(request, user_id, query_token=True)
+    conv = Conversation(user_id, conversation_param(request.query) or MAIN)
     limit = request.app[keys.SETTINGS].limits.max_message_chars
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=max(65536, limit * 8))
     if not ws.can_prepare(request).ok:
@@ -120,7 +142,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             "or use POST /v1/chat for one answer over plain HTTP"
         )
     await ws.prepare(request)
-    conversation = _Connection(ws, request.app, user_id, caller_address(request))
+    conversation = _Connection(ws, request.app, conv, caller_address(request))
     try:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
@@ -138,12 +160,16 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 
 class _Connection:
-    """One WebSocket's view of its user's answers: the one it is receiving, and its forwarding task."""
+    """One WebSocket's view of its conversation's answers: the one it is receiving, and its forwarding
+    task."""
 
-    def __init__(self, ws: web.WebSocketResponse, app: web.Application, user_id: str, address: str) -> None:
+    def __init__(
+        self, ws: web.WebSocketResponse, app: web.Application, conv: Conversation, address: str
+    ) -> None:
         self._ws = ws
         self._app = app
-        self._user = user_id
+        self._conv = conv
+        self._key = conv.key  # the answers in progress are the conversation's, by this key
         self._address = address  # the client's, which the rate limits count besides the user
         self._run: Run | None = None
         self._forward: asyncio.Task[None] | None = None
@@ -164,12 +190,17 @@ class _Connection:
             raise BusyError("wait for the answer to the previous message, or cancel it")
         answer_id = frame.id or uuid.uuid4().hex
         book = self._app[keys.ANSWERS]
-        if book.get(self._user, answer_id) is not None:
+        if book.get(self._key, answer_id) is not None:
             raise ValidationError(f"id: {answer_id!r} is already an answer of this conversation")
         events = self._app[keys.CHAT].respond(
-            self._user, frame.text, answer_id=answer_id, timezone=frame.timezone, address=self._address
+            self._conv.user,
+            frame.text,
+            conversation=self._conv.conversation,
+            answer_id=answer_id,
+            timezone=frame.timezone,
+            address=self._address,
         )
-        self._follow(book.start(self._user, answer_id, frames(events)), replay=False)
+        self._follow(book.start(self._key, answer_id, frames(events)), replay=False)
 
     async def _cancel(self, answer_id: str | None) -> None:
         """Stop an answer: the one this connection receives, or by its id another of this user's (another
@@ -185,7 +216,7 @@ class _Connection:
                     else "no answer is being written on this connection"
                 )
             return
-        other = self._app[keys.ANSWERS].get(self._user, answer_id)
+        other = self._app[keys.ANSWERS].get(self._key, answer_id)
         if other is None or other.finished:
             if other is None and await self._saved(answer_id) is None:
                 raise UnknownAnswerError(f"no answer {answer_id!r} in this conversation; reload its history")
@@ -198,7 +229,7 @@ class _Connection:
     async def _resume(self, answer_id: str) -> None:
         if self._busy():
             raise BusyError("this connection is receiving another answer")
-        run = self._app[keys.ANSWERS].get(self._user, answer_id)
+        run = self._app[keys.ANSWERS].get(self._key, answer_id)
         if run is not None:
             self._follow(run, replay=True)
             return
@@ -209,7 +240,7 @@ class _Connection:
 
     async def _saved(self, answer_id: str) -> dict[str, Any] | None:
         """The answer ``answer_id`` as the history keeps it, if it does."""
-        history = await self._app[keys.CHAT].sessions.history(self._user)
+        history = await self._app[keys.CHAT].sessions.history(self._key)
         return next(
             (t for t in reversed(history) if t.get("id") == answer_id and t["role"] == "assistant"), None
         )

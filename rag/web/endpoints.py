@@ -71,6 +71,13 @@ USER_ID_QUERY = _param(
 )
 
 
+CONVERSATION_QUERY = _param(
+    "query",
+    "conversation_id",
+    "Which of the user's conversations (GET /v1/sessions/{user_id}/conversations lists them); 'main' "
+    "when left out",
+    s.CONVERSATION_ID.json_schema(),
+)
 SESSION_PAGE_QUERY = (
     _param(
         "query",
@@ -204,15 +211,25 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             ok=r.SessionView,
             raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
-            params=(session_id, *SESSION_PAGE_QUERY),
+            params=(session_id, CONVERSATION_QUERY, *SESSION_PAGE_QUERY),
         ),
         Endpoint(
             "delete",
             "/v1/sessions/{user_id}",
-            "Forget a conversation",
+            "Forget a conversation: its turns, its trip and its place in the list",
             "chat",
             "user",
             ok=r.Forgotten,
+            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            params=(session_id, CONVERSATION_QUERY),
+        ),
+        Endpoint(
+            "get",
+            "/v1/sessions/{user_id}/conversations",
+            "A user's conversations, the one written last first, titled by their first message",
+            "chat",
+            "user",
+            ok=r.ConversationList,
             raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
             params=(session_id,),
         ),
@@ -224,7 +241,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "user",
             ok=r.Forgotten,
             raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
-            params=(session_id,),
+            params=(session_id, CONVERSATION_QUERY),
         ),
         Endpoint(
             "get",
@@ -235,6 +252,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             raises=(errors.UnauthorizedError, errors.ValidationError, errors.WebSocketRequiredError),
             params=(
                 _param("query", "user_id", "Whose conversation this is", USER_ID_SCHEMA, required=True),
+                CONVERSATION_QUERY,
                 _param("query", "token", "The user token (browsers cannot set headers)", {"type": "string"}),
             ),
             client_frames=(s.MessageFrame, s.CancelFrame, s.ResumeFrame),

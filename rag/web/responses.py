@@ -268,6 +268,7 @@ class Turn(BaseModel):
 
 class SessionView(BaseModel):
     user_id: str
+    conversation_id: str = Field(description="Which of the user's conversations; 'main' when none was named")
     trip: dict[str, Any] = Field(description="What the conversation has settled about the trip so far")
     history: list[Turn] = Field(
         description="A page of turns, oldest first: the latest ones, or those before the turn `before` names"
@@ -277,6 +278,18 @@ class SessionView(BaseModel):
         description="With `more`: the value of `?before=` that gets the page before this one (its first "
         "turn's seq); else null"
     )
+
+
+class ConversationItem(BaseModel):
+    id: str = Field(description="The conversation_id that reopens it")
+    title: str = Field(description="Its first message, on one line and cut to 80 characters")
+    started: str = Field(description="When its first message came (UTC, ISO 8601)")
+    updated: str = Field(description="When it was last written, to within an hour (UTC, ISO 8601)")
+
+
+class ConversationList(BaseModel):
+    user_id: str
+    conversations: list[ConversationItem] = Field(description="The one written last first")
 
 
 class Forgotten(BaseModel):

@@ -161,7 +161,8 @@ async def route(request: web.Request) -> web.Response:
     require_user(request, body.user_id)
     await request.app[keys.LIMITS].check("route", body.user_id, caller_address(request))
     # Without a user_id, as the first message of a new conversation: the same decision either way.
-    return json_response(await request.app[keys.CHAT].preview(body.user_id, body.message, body.timezone))
+    chat = request.app[keys.CHAT]
+    return json_response(await chat.preview(body.user_id, body.message, body.timezone, body.conversation_id))
 
 
 @routes.post("/v1/documents")

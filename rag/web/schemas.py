@@ -128,6 +128,16 @@ TimeZoneName = Annotated[
     Field(json_schema_extra={"enum": sorted(TIME_ZONES)}),
 ]
 AnswerId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=ANSWER_ID_PATTERN)]
+# One of a user's conversations (rag.chat.sessions): "main" is the one of clients that name none.
+ConversationId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=64, pattern=ANSWER_ID_PATTERN),
+    Field(
+        description="Which of the user's conversations (each has its own trip and history); 'main' "
+        "when left out"
+    ),
+]
+CONVERSATION_ID = TypeAdapter(ConversationId)
 
 
 class _Strict(BaseModel):
@@ -152,6 +162,7 @@ class SearchRequest(_Strict):
 class ChatRequest(_Strict):
     user_id: UserId
     message: MessageText
+    conversation_id: ConversationId | None = None
     id: AnswerId | None = None
     timezone: TimeZoneName | None = None
 
@@ -206,6 +217,9 @@ class RouteRequest(_Strict):
             "change the conversation's last calls. Nothing is called and the conversation is not changed. "
             "Without it, the message is routed on its own."
         ),
+    )
+    conversation_id: ConversationId | None = Field(
+        None, description="With user_id: which of the user's conversations ('main' when left out)"
     )
     timezone: TimeZoneName | None = Field(
         None, description="The traveller's IANA time zone: what 'today' and 'this weekend' mean"
@@ -371,6 +385,20 @@ def user_id_param(value: str, where: str = "user_id") -> str:
         return USER_ID.validate_python(value, strict=True)
     except pydantic.ValidationError as exc:
         errors = [{**e, "loc": (where,)} for e in exc.errors(include_url=False)]
+        raise ValidationError(describe(errors)) from exc
+
+
+def conversation_param(query: MultiMapping[str]) -> str | None:
+    """``?conversation_id=``: one of the user's conversations, checked as in bodies (none: the main one)."""
+    given = query.getall("conversation_id", [])
+    if not given:
+        return None
+    if len(given) > 1:
+        raise ValidationError("conversation_id: given once")
+    try:
+        return CONVERSATION_ID.validate_python(given[0], strict=True)
+    except pydantic.ValidationError as exc:
+        errors = [{**e, "loc": ("conversation_id",)} for e in exc.errors(include_url=False)]
         raise ValidationError(describe(errors)) from exc
 
 

@@ -6,6 +6,10 @@
  * text so far; a Stop sends a cancel for it. On load, and whenever the server no longer knows an answer,
  * the conversation is drawn again from the saved history: its latest page, with an "Earlier messages"
  * button above it that prepends the page before, as long as there is one.
+ *
+ * A user has several conversations (`conversation`, "main" for the first): "New trip" starts one, the
+ * list above the trip (GET /v1/sessions/{user}/conversations) reopens or deletes the others. Each has
+ * its own trip, history and connection.
  */
 "use strict";
 (function () {
@@ -31,6 +35,9 @@
 
   userInput.value = store.getItem("wayfarer.user") || "web-" + randomId().slice(0, 8);
   tokenInput.value = store.getItem("wayfarer.token") || "";
+  // The conversation on screen: the one this user had open last.
+  const openKey = () => "wayfarer.conversation." + userInput.value.trim();
+  let conversation = store.getItem(openKey()) || "main";
 
   function timezone() {
     try {
@@ -164,6 +171,7 @@
     settle(done, frame.text, stopped ? [] : frame.sources, stopped ? [] : frame.tool_calls, stopped);
     streaming(false);
     refreshTrip();
+    loadConversations();  // a new one is listed now, titled by its first message
   }
 
   // --- the trip in view --------------------------------------------------------------------------------
@@ -212,8 +220,7 @@
   }
 
   async function clearTrip() {
-    const user = userInput.value.trim();
-    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + "/trip", { method: "DELETE", headers: authHeaders() });
+    const resp = await fetch(sessionUrl("/trip"), { method: "DELETE", headers: authHeaders() });
     if (resp.ok) showTrip({});
   }
 
@@ -280,6 +287,7 @@
     const url = new URL("v1/ws", location.href);
     url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
     url.searchParams.set("user_id", userInput.value.trim());
+    url.searchParams.set("conversation_id", conversation);
     if (tokenInput.value) url.searchParams.set("token", tokenInput.value);
     const socket = new WebSocket(url);
     ws = socket;
@@ -372,14 +380,19 @@
     return tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
   }
 
+  /** The open conversation's URL under /v1/sessions/{user} (`suffix`: "" or "/trip"), with `query`. */
+  function sessionUrl(suffix, query) {
+    const params = new URLSearchParams(query || {});
+    params.set("conversation_id", conversation);
+    return "v1/sessions/" + encodeURIComponent(userInput.value.trim()) + suffix + "?" + params;
+  }
+
   async function fetchHistory(before, limit) {
-    const user = userInput.value.trim();
     const headers = authHeaders();
-    const asked = [];
-    if (before !== undefined) asked.push("before=" + encodeURIComponent(before));
-    if (limit !== undefined) asked.push("limit=" + encodeURIComponent(limit));
-    const query = asked.length ? "?" + asked.join("&") : "";
-    const resp = await fetch("v1/sessions/" + encodeURIComponent(user) + query, { headers, cache: "no-store" });
+    const asked = {};
+    if (before !== undefined) asked.before = before;
+    if (limit !== undefined) asked.limit = limit;
+    const resp = await fetch(sessionUrl("", asked), { headers, cache: "no-store" });
     const body = await resp.json();
     if (!resp.ok) throw new Error((body.error && body.error.message) || resp.statusText);
     return body;
@@ -471,6 +484,88 @@
   }
 
   earlierButton.addEventListener("click", loadEarlier);
+
+  // --- the user's conversations ------------------------------------------------------------------------
+
+  const conversationList = $("conversation-list");
+  let listing = 0;
+
+  /** One conversation in the list: its title reopens it, × deletes it. */
+  function conversationItem(id, titleText, started) {
+    const li = R.el("li");
+    li.dataset.conversation = id;
+    const open = R.el("button", "open", titleText);
+    open.type = "button";
+    open.title = titleText + (started ? " (started " + started.slice(0, 10) + ")" : "");
+    open.addEventListener("click", () => openConversation(id));
+    const remove = R.el("button", "delete", "×");
+    remove.type = "button";
+    remove.setAttribute("aria-label", "Delete the conversation “" + titleText + "”");
+    remove.addEventListener("click", () => deleteConversation(id));
+    li.append(open, remove);
+    return li;
+  }
+
+  function markOpen() {
+    for (const li of conversationList.children) {
+      if (li.dataset.conversation === conversation) li.setAttribute("aria-current", "true");
+      else li.removeAttribute("aria-current");
+    }
+  }
+
+  /** GET /v1/sessions/{user}/conversations: the list, the one written last first; the open one is marked
+   * (a new one, not written yet, shows as "New trip"). A failure leaves the list as it was. */
+  async function loadConversations() {
+    const load = ++listing;
+    let body;
+    try {
+      const resp = await fetch("v1/sessions/" + encodeURIComponent(userInput.value.trim()) + "/conversations", { headers: authHeaders(), cache: "no-store" });
+      if (!resp.ok) return;
+      body = await resp.json();
+    } catch {
+      return;
+    }
+    if (load !== listing) return;
+    const items = (body.conversations || []).map((c) => conversationItem(c.id, c.title, c.started));
+    if (!items.some((li) => li.dataset.conversation === conversation) && conversation !== "main") {
+      items.unshift(conversationItem(conversation, "New trip"));
+    }
+    conversationList.replaceChildren(...items);
+    markOpen();
+  }
+
+  /** Show conversation `id`: its history, its trip and a connection of its own. */
+  function openConversation(id) {
+    if (id === conversation) return;
+    conversation = id;
+    store.setItem(openKey(), id);
+    if (pending && pending.frame) cancelAnimationFrame(pending.frame);
+    pending = null;  // an answer being written goes on on the server, and is saved
+    streaming(false);
+    markOpen();
+    loadHistory().then(reconnect);
+  }
+
+  function newConversation() {
+    openConversation(randomId());
+    loadConversations();
+    input.focus();
+  }
+
+  async function deleteConversation(id) {
+    const params = new URLSearchParams({ conversation_id: id });
+    const resp = await fetch("v1/sessions/" + encodeURIComponent(userInput.value.trim()) + "?" + params, { method: "DELETE", headers: authHeaders() });
+    if (!resp.ok) return;
+    const li = [...conversationList.children].find((item) => item.dataset.conversation === id);
+    if (li) li.remove();
+    if (id === conversation) {
+      const next = conversationList.querySelector("li[data-conversation]");
+      if (next) openConversation(next.dataset.conversation);
+      else newConversation();
+    }
+  }
+
+  $("new-conversation").addEventListener("click", newConversation);
   document.getElementById("trip-clear").addEventListener("click", clearTrip);
 
   // --- the form --------------------------------------------------------------------------------------
@@ -543,8 +638,10 @@
     field.addEventListener("change", () => {
       store.setItem("wayfarer.user", userInput.value.trim());
       store.setItem("wayfarer.token", tokenInput.value);
+      conversation = store.getItem(openKey()) || "main";
       pending = null;
       streaming(false);
+      loadConversations();
       loadHistory().then(reconnect);  // the conversation and the connection of the new user
     });
   }
@@ -565,5 +662,6 @@
   streaming(false);
   // A test hook: the live socket (tests drop it to check that an answer resumes).
   window.wayfarer = { socket: () => ws };
+  loadConversations();
   loadHistory().then(connect);
 })();
