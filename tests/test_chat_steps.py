@@ -110,6 +110,9 @@ async def test_a_tool_call_is_one_shape_whole_or_summed_up(shared_client: TestCl
     assert 0 < len(shown) == min(RESULTS_SHOWN, len(whole["results"]))
     assert [r["price"] for r in shown] == [w["data"]["price"] for w in whole["results"][: len(shown)]]
     assert all(r["kind"] == "flight_offer" and r["itineraries"] for r in shown)
+    # Beside each, the id its source carries (whole["results"][i]["id"] is the result's identity).
+    ids = dumped.pop("result_ids")
+    assert ids == [w["id"] for w in whole["results"][: len(shown)]] and len(set(ids)) == len(ids)
     assert dumped == {
         "name": "flight_search",
         "params": whole["params"],

@@ -152,14 +152,18 @@ def ask(driver: webdriver.Chrome, text: str, turn: int) -> WebElement:
     return answer
 
 
+# What an answer cites, each once, by number: the Sources list's items and the offer rows that are
+# their sources' citation targets (an offer the answer cites is its table's row, not listed again).
+def cited(box: WebElement) -> list[str]:
+    """The texts of what an answer cites, by number ("[1] ...", "[2] ...")."""
+    items = box.find_elements(By.CSS_SELECTOR, ".sources li[data-n], tr[data-offer][id]")
+    return [e.text for e in sorted(items, key=lambda e: int(e.get_attribute("data-n") or 0))]
+
+
 def conversation(driver: webdriver.Chrome) -> list[tuple[str, str, list[str]]]:
-    """Each turn as (class, visible text, source items)."""
+    """Each turn as (class, visible text, cited items)."""
     return [
-        (
-            box.get_attribute("class"),
-            box.find_element(By.CSS_SELECTOR, ".text").text,
-            [li.text for li in box.find_elements(By.CSS_SELECTOR, ".sources li")],
-        )
+        (box.get_attribute("class"), box.find_element(By.CSS_SELECTOR, ".text").text, cited(box))
         for box in driver.find_elements(By.CSS_SELECTOR, "#messages .turn")
     ]
 
@@ -214,6 +218,22 @@ def drive_answers(driver: webdriver.Chrome, origin: str, day: dt.date) -> dict[s
     second = ask(driver, f"flights from London to Tokyo on {day.isoformat()}", 2)
     out["tool_calls"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
     out["live_sources"] = [li.text for li in second.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["rows"] = [
+        (tr.get_attribute("data-n"), tr.get_attribute("id"), tr.text)
+        for tr in second.find_elements(By.CSS_SELECTOR, "tr[data-offer]")
+    ]
+    # A citation of an offer brings its row into view, marked.
+    row_cite = next(
+        a
+        for a in second.find_elements(By.CSS_SELECTOR, ".answer a.cite")
+        if second.find_elements(By.CSS_SELECTOR, f'tr[data-offer][data-n="{a.get_attribute("data-n")}"]')
+    )
+    row_cite.click()
+    target = second.find_element(
+        By.CSS_SELECTOR, f'tr[data-offer][id="{row_cite.get_attribute("href").split("#")[1]}"]'
+    )
+    wait(driver, lambda d: "target" in (target.get_attribute("class") or ""), 10)
+    out["row_focused"] = driver.execute_script("return document.activeElement === arguments[0];", target)
     out["second_text"] = second.find_element(By.CSS_SELECTOR, ".answer").text
     out["markup"] = len(driver.find_elements(By.CSS_SELECTOR, ".answer li, .answer strong, .answer h3"))
     out["visible"] = driver.find_element(By.ID, "messages").text
@@ -248,7 +268,11 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     assert seen["excerpt_hidden_before"] and seen["excerpt"]
     [call] = seen["tool_calls"]
     assert call.startswith("flight_search · sandbox (synthetic)") and "results" in call
-    assert any("flight_offer" in s and "sandbox data (synthetic)" in s for s in seen["live_sources"])
+    # The offers are rows, each the target of its [n] and badged sandbox; the Sources list does not
+    # repeat them.
+    assert seen["rows"] and all(n and "sandbox" in text for n, _, text in seen["rows"]), seen["rows"]
+    assert all(text.startswith(f"[{n}]") for n, _, text in seen["rows"])
+    assert not any("flight_offer" in s for s in seen["live_sources"]) and seen["row_focused"]
     assert "sandbox" in seen["second_text"]
     # Markdown is rendered, not shown raw.
     assert seen["markup"] > 0 and "**" not in seen["visible"]
@@ -588,7 +612,9 @@ def drive_hostile(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
             a.get_attribute("href") or "" for a in driver.find_elements(By.CSS_SELECTOR, "#messages a")
         ],
         "text": turn.find_element(By.CSS_SELECTOR, ".answer").text,
-        "sources": [li.text for li in turn.find_elements(By.CSS_SELECTOR, ".sources li")],
+        "rows": [
+            tr.get_attribute("textContent") for tr in turn.find_elements(By.CSS_SELECTOR, "tr[data-offer]")
+        ],
         # The page's renderer given the raw hostile text directly, whatever the service cleaned.
         "direct": driver.execute_script(RENDER_HOSTILE, HOSTILE),
         "pwned_after": driver.execute_script("return window.pwned;"),
@@ -603,7 +629,9 @@ async def test_markup_in_a_providers_hotel_name_stays_inert_text(page_app, drive
     assert seen["pwned"] is None and seen["pwned_after"] is None
     assert seen["images"] == 0
     assert all(h.startswith(("http:", "https:")) for h in seen["hrefs"]), seen["hrefs"]
-    assert "bold" in seen["text"].lower() and any("hotel_offer" in s for s in seen["sources"])
+    assert "bold" in seen["text"].lower()
+    # The name in the offer's row is the provider's markup as plain text.
+    assert seen["rows"] and all("**bold**" in row.lower() for row in seen["rows"])
     direct = seen["direct"]
     assert "<img" not in direct["html"] and "javascript:" not in " ".join(direct["links"])
     assert "<img" in direct["text"]  # shown as the text it is
@@ -721,11 +749,8 @@ def drive_first_look(driver: webdriver.Chrome, day: dt.date, fault: SandboxFault
     first = settled(driver, 1)
     out["first_question"] = driver.find_element(By.CSS_SELECTOR, ".turn.user .text").text
     out["calls"] = [li.text for li in first.find_elements(By.CSS_SELECTOR, ".tool-calls li")]
-    out["titles"] = [
-        (li.find_element(By.CSS_SELECTOR, ".source-title").text, li.find_element(By.CSS_SELECTOR, ".excerpt"))
-        for li in first.find_elements(By.CSS_SELECTOR, ".sources li")
-    ]
-    out["titles"] = [(title, ex.get_attribute("textContent")) for title, ex in out["titles"]]
+    # The answer's sources as a Sources list would title them (its offers are table rows on the page).
+    out["titles"] = driver.execute_async_script(SOURCE_TITLES, "page-first")
     # A reader opens a source, scrolls back up to re-read, then asks again: the new answer comes into view.
     first.find_element(By.CSS_SELECTOR, ".answer a.cite").click()
     out["scrolled_up_to"] = driver.execute_async_script(SCROLL_TO_TOP)
@@ -793,6 +818,16 @@ async def test_a_first_visit_says_what_to_ask_that_data_is_synthetic_and_keeps_a
     assert seen["hidden"] and seen["hidden_after_reload"]
 
 
+SOURCE_TITLES = """
+const [user, done] = arguments;
+fetch('v1/sessions/' + user).then((r) => r.json()).then((body) => {
+  const turn = body.history.find((t) => t.role === 'assistant');
+  const R = window.wayfarerRender;
+  const list = R.sourcesList(R.numbered(turn.sources), 'probe');
+  done([...list.querySelectorAll('li')].map((li) =>
+    [li.querySelector('.source-title').textContent, li.querySelector('.excerpt').textContent]));
+});
+"""
 WATCH_SOURCES_LINE = """
 window.sawSourcesLine = false;
 new MutationObserver(() => {
@@ -809,7 +844,7 @@ return window.firstTurn.getBoundingClientRect().top - scroller.getBoundingClient
 CITES_RESOLVE = """
 return [...arguments[0].querySelectorAll('.answer a.cite')].map((a) => {
   const li = document.getElementById(a.getAttribute('href').slice(1));
-  return Boolean(li && li.closest('.sources') && arguments[0].contains(li) && li.dataset.n === a.dataset.n);
+  return Boolean(li && li.closest('.sources, table.offers') && arguments[0].contains(li) && li.dataset.n === a.dataset.n);
 });
 """
 TIMES = "return [...document.querySelectorAll('#messages time')].map((t) => [t.className, t.textContent, t.dateTime]);"
@@ -828,16 +863,20 @@ def drive_earlier(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
     driver.execute_script(WATCH_SOURCES_LINE)
     answer = ask(driver, question, 11)
     out["streamed_text"] = answer.find_element(By.CSS_SELECTOR, ".answer").text
-    out["streamed_sources"] = [li.text for li in answer.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["streamed_sources"] = cited(answer)
     out["saw_sources_line"] = driver.execute_script("return window.sawSourcesLine;")
     # After a reload: the latest 20 of 24 turns, and the control for the 4 before them.
     driver.refresh()
     wait(
-        driver, lambda d: turn_count(d) == 20 and d.find_elements(By.CSS_SELECTOR, ".turn.assistant .sources")
+        driver,
+        lambda d: (
+            turn_count(d) == 20
+            and d.find_elements(By.CSS_SELECTOR, ".turn.assistant .sources, .turn.assistant tr[data-offer]")
+        ),
     )
     last = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[-1]
     out["redrawn_text"] = last.find_element(By.CSS_SELECTOR, ".answer").text
-    out["redrawn_sources"] = [li.text for li in last.find_elements(By.CSS_SELECTOR, ".sources li")]
+    out["redrawn_sources"] = cited(last)
     out["cites_resolve"] = driver.execute_script(CITES_RESOLVE, last)
     out["times"] = driver.execute_script(TIMES)
     earlier = driver.find_element(By.ID, "earlier")
@@ -879,7 +918,8 @@ async def test_a_reload_of_a_long_conversation_offers_earlier_messages_and_shows
         (seen["redrawn_text"], seen["redrawn_sources"]),
     ):
         assert "Sources:" not in text and "[1]" in text, text
-        assert sources and sources[0].startswith("[1]") and any("flight_offer" in s for s in sources)
+        assert sources and sources[0].startswith("[1]")
+        assert [int(s[1 : s.index("]")]) for s in sources] == list(range(1, len(sources) + 1)), sources
     assert seen["cites_resolve"] and all(seen["cites_resolve"])
     # The latest 20, then all 24 in order once the earlier ones are loaded, where the reader was.
     assert [t for _, t, _ in seen["latest"]] == [t for _, t, _ in seen["all"][4:]]

@@ -93,6 +93,12 @@ class ChatToolCall(BaseModel):
         "name, dates, room, total price and currency; a forecast's days. None when the call failed.",
         exclude_if=_empty,
     )
+    result_ids: list[str] = Field(
+        default_factory=list,
+        description="Each of `results`' ids, in the same order: the `id` of the source that cites it, so a "
+        "page can make the row it draws the target of that source's [n] instead of listing it again.",
+        exclude_if=_empty,
+    )
     assumed: list[str] = Field(
         default_factory=list,
         description="The parameters taken from the conversation (trip state, last calls), not the message",

@@ -99,6 +99,7 @@ def _answer(o: ToolOutcome, shown: list[Result]) -> ToolAnswer:
 
 
 def _tool_call(o: ToolOutcome, assumed: list[str], shown: list[Result]) -> ChatToolCall:
+    typed = [r for r in shown if isinstance(r, TYPED_RESULTS)]
     return ChatToolCall(
         name=o.call.tool,
         params=o.call.params.model_dump(mode="json", exclude_none=True),
@@ -107,7 +108,8 @@ def _tool_call(o: ToolOutcome, assumed: list[str], shown: list[Result]) -> ChatT
         result_count=len(o.call.results),
         from_index=o.from_index,
         ingested=o.ingesting,
-        results=[r for r in shown if isinstance(r, TYPED_RESULTS)],
+        results=typed,
+        result_ids=[r.identity for r in typed],
         assumed=assumed,
     )
 

@@ -115,11 +115,15 @@
     copy.addEventListener("click", () => copyAnswer(copy, body));
     actions.append(copy);
     box.append(actions);
+    let listed = numbered;
     if (toolCalls && toolCalls.length) {
-      box.append(...window.wayfarerOffers.resultViews(toolCalls));
+      // Offers the answer cites are rows of their table, each the target of its [n]: not listed again.
+      const { views, rows } = window.wayfarerOffers.resultViews(toolCalls, numbered, (n) => R.sourceId(key, n));
+      box.append(...views);
       box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
+      listed = numbered.filter((s) => !rows.has(s.n));
     }
-    if (numbered.length) box.append(R.sourcesList(numbered, key));
+    if (listed.length) box.append(R.sourcesList(listed, key));
   }
 
   function settle(turn, text, sources, toolCalls, stopped) {
@@ -626,10 +630,15 @@
     event.preventDefault();
     const li = document.getElementById(cite.getAttribute("href").slice(1));
     if (!li) return;
+    for (const other of messages.querySelectorAll(".target")) other.classList.remove("target");
+    li.classList.add("target");
+    if (li.tagName === "TR") {  // an offer's row in its table
+      li.scrollIntoView({ block: "nearest" });
+      li.focus({ preventScroll: true });
+      return;
+    }
     li.closest("details").open = true;
     R.expand(li, true);
-    for (const other of messages.querySelectorAll(".sources li.target")) other.classList.remove("target");
-    li.classList.add("target");
     li.scrollIntoView({ block: "nearest" });
     li.querySelector(".source-toggle").focus({ preventScroll: true });
   });

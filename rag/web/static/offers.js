@@ -5,6 +5,10 @@
  * in /openapi.json). Each call with offers becomes one table, a row per offer marked `data-offer` (with
  * `data-price`, the offer's total), sortable by price from its header, with the sandbox badge on each
  * row whose data is synthetic. Every cell is set with textContent: offers are a provider's data.
+ *
+ * A row is also its offer's source: when the answer cites the offer, the row carries the [n] and the
+ * element id the citation links to, and the Sources list leaves that offer out (`result_ids` say which
+ * source is which offer). Answers saved before `result_ids` list every source as before.
  */
 "use strict";
 (function () {
@@ -92,10 +96,15 @@
     button.textContent = "Price " + (down ? "↓" : "↑");
   }
 
-  function table(kind, offers) {
+  /** `offers` as a table; `cited(i)`: the source (n, element id) of the i-th offer, if the answer cites it. */
+  function table(kind, offers, cited) {
     const spec = KINDS[kind];
     const t = el("table", "offers " + kind.replace("_", "-"));
-    t.append(el("caption", null, spec.title + " (" + offers.length + ")"));
+    const caption = el("caption", null, spec.title + " (" + offers.length + ")");
+    // How fresh the prices are: when the oldest of them was fetched.
+    const fetched = offers.map((o) => o.fetched_at).filter(Boolean).sort()[0];
+    if (fetched) caption.append(" · ", window.wayfarerRender.time(fetched, null, "fetched "));
+    t.append(caption);
     const head = el("tr");
     for (const name of spec.columns) {
       const th = el("th");
@@ -111,12 +120,19 @@
     }
     t.createTHead().append(head);
     const body = t.createTBody();
-    for (const o of offers) {
+    offers.forEach((o, at) => {
       const row = el("tr");
       row.dataset.offer = kind;
       row.dataset.price = String(o.price);
+      const source = cited(at);
+      if (source) {
+        row.dataset.n = String(source.n);
+        if (source.id) row.id = source.id;
+        row.tabIndex = -1;  // a citation brings it into view and focus
+      }
       spec.cells(o).forEach((text, i) => {
         const td = el("td", null, text);
+        if (i === 0 && source) td.prepend(el("span", "source-num", "[" + source.n + "]"), " ");
         if (i === 0 && o.sandbox) {
           const badge = el("span", "sandbox", "sandbox");
           badge.title = "synthetic data from the offline sandbox, not a real fare or availability";
@@ -125,7 +141,7 @@
         row.append(td);
       });
       body.append(row);
-    }
+    });
     return t;
   }
 
@@ -192,19 +208,31 @@
   }
 
   /** What a tool call's results look like on the page: a table of offers, or a forecast chart (none
-   * for the rest, which the answer's text lists). */
-  function resultViews(calls) {
-    const out = [];
+   * for the rest, which the answer's text lists). `sources`: the answer's, numbered; `sourceId(n)`: the
+   * element id a citation of source n links to. Returns the views and the numbers of the sources that
+   * are rows now (the Sources list leaves them out). */
+  function resultViews(calls, sources, sourceId) {
+    const views = [], rows = new Set();
+    const byId = new Map((sources || []).map((s) => [s.id, s]));
     for (const c of calls || []) {
       const results = Array.isArray(c.results) ? c.results : [];
+      const ids = Array.isArray(c.result_ids) && c.result_ids.length === results.length ? c.result_ids : [];
       for (const kind of Object.keys(KINDS)) {
-        const offers = results.filter((r) => r && r.kind === kind && typeof r.price === "number");
-        if (offers.length) out.push(table(kind, offers));
+        const picked = results.map((r, i) => [r, ids[i]]).filter(([r]) => r && r.kind === kind && typeof r.price === "number");
+        if (!picked.length) continue;
+        const cited = (at) => {
+          const source = byId.get(picked[at][1]);
+          if (!source) return null;
+          const first = !rows.has(source.n);  // one element per source: the first row that shows it
+          rows.add(source.n);
+          return { n: source.n, id: first && sourceId ? sourceId(source.n) : null };
+        };
+        views.push(table(kind, picked.map(([r]) => r), cited));
       }
       const days = results.filter((r) => r && r.kind === "weather" && typeof r.date === "string");
-      if (days.length) out.push(forecastChart(days));
+      if (days.length) views.push(forecastChart(days));
     }
-    return out;
+    return { views, rows };
   }
 
   window.wayfarerOffers = { resultViews, sortByPrice };
