@@ -8,7 +8,9 @@ model always holds codes the providers accept.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+import functools
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import pycountry
 from pydantic import (
@@ -30,6 +32,34 @@ MAX_DAYS_AHEAD = 361
 # The longest place a parameter names ("Llanfairpwllgwyngyll, Wales" and "Lisbon, Portugal" fit): a
 # longer value is refused by its length, before any lookup, and never repeated whole in the error.
 PLACE_CHARS = 100
+
+
+# Some text once its ends are stripped (JSON Schema patterns search: one character that is not a space).
+SOME_TEXT = r"\S"
+TWO_CHARACTERS = r"\S[\s\S]*\S"  # two characters, once stripped
+
+
+def _takes_int(annotation: Any) -> bool:
+    if annotation is int:
+        return True
+    args = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else ()
+    return int in args and float not in args
+
+
+@functools.cache
+def _int_fields(model: type[BaseModel]) -> frozenset[str]:
+    return frozenset(name for name, f in model.model_fields.items() if _takes_int(f.annotation))
+
+
+def whole_numbers(model: type[BaseModel], data: Any) -> Any:
+    """``data`` with JSON's whole numbers written with a fraction (``30.0``) as integers where ``model``
+    takes an integer: JSON Schema's "integer" is any number without a fractional part, so a document
+    that says "integer" accepts them. Nothing else is coerced. (Applied before validation, not as a
+    model validator: one would make a strict JSON validation read its dates as Python values.)"""
+    if not isinstance(data, dict):
+        return data
+    ints = _int_fields(model)
+    return {k: int(v) if k in ints and type(v) is float and v.is_integer() else v for k, v in data.items()}
 
 
 class ToolParams(BaseModel):
@@ -89,8 +119,18 @@ LOCATION = "a city or airport: a name ('London') or an IATA code ('LON', 'LHR')"
 
 
 class FlightSearchParams(ToolParams):
-    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
-    destination: str = Field(max_length=PLACE_CHARS, description=f"Where the trip goes: {LOCATION}")
+    origin: str = Field(
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where the trip starts: {LOCATION}",
+    )
+    destination: str = Field(
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where the trip goes: {LOCATION}",
+    )
     departure_date: dt.date = Field(description="Outbound date, YYYY-MM-DD")
     return_date: dt.date | None = Field(None, description="Return date for a round trip, YYYY-MM-DD")
     adults: int = Field(1, ge=1, le=9, description="Travellers aged 12 or over")
@@ -145,7 +185,9 @@ class FlightSearchParams(ToolParams):
 
 
 class HotelSearchParams(ToolParams):
-    city: str = Field(max_length=PLACE_CHARS, description=f"Where to stay: {LOCATION}")
+    city: str = Field(
+        min_length=1, max_length=PLACE_CHARS, pattern=SOME_TEXT, description=f"Where to stay: {LOCATION}"
+    )
     check_in: dt.date = Field(description="Check-in date, YYYY-MM-DD")
     check_out: dt.date | None = Field(None, description="Check-out date, YYYY-MM-DD (or give nights)")
     nights: int | None = Field(None, ge=1, le=30, description="Number of nights (or give check_out)")
@@ -179,8 +221,24 @@ class HotelSearchParams(ToolParams):
 
 
 class ActivitySearchParams(ToolParams):
+    # A city, or both coordinates: said in the schema too.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["city"], "properties": {"city": {"type": "string"}}},
+                {
+                    "required": ["latitude", "longitude"],
+                    "properties": {"latitude": {"type": "number"}, "longitude": {"type": "number"}},
+                },
+            ]
+        }
+    )
     city: str | None = Field(
-        None, max_length=PLACE_CHARS, description=f"Where: {LOCATION} (or give latitude and longitude)"
+        None,
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where: {LOCATION} (or give latitude and longitude)",
     )
     latitude: float | None = Field(None, ge=-90, le=90)
     longitude: float | None = Field(None, ge=-180, le=180)
@@ -201,13 +259,21 @@ class ActivitySearchParams(ToolParams):
 
 class LocationSearchParams(ToolParams):
     keyword: str = Field(
-        min_length=2, max_length=60, description="Start of a city or airport name, or a code"
+        min_length=2,
+        max_length=60,
+        pattern=TWO_CHARACTERS,
+        description="Start of a city or airport name, or a code",
     )
     kind: Literal["CITY", "AIRPORT", "ANY"] = Field("ANY", description="What to look for")
 
 
 class FlightInspirationParams(ToolParams):
-    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
+    origin: str = Field(
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where the trip starts: {LOCATION}",
+    )
     max_price: int | None = Field(None, gt=0, description="Highest round-trip price")
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
@@ -226,8 +292,18 @@ class FlightInspirationParams(ToolParams):
 
 
 class CheapestDatesParams(ToolParams):
-    origin: str = Field(max_length=PLACE_CHARS, description=f"Where the trip starts: {LOCATION}")
-    destination: str = Field(max_length=PLACE_CHARS, description=f"Where the trip goes: {LOCATION}")
+    origin: str = Field(
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where the trip starts: {LOCATION}",
+    )
+    destination: str = Field(
+        min_length=1,
+        max_length=PLACE_CHARS,
+        pattern=SOME_TEXT,
+        description=f"Where the trip goes: {LOCATION}",
+    )
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
     duration_days: int | None = Field(None, ge=1, le=15, description="Trip length in days for round trips")
@@ -252,7 +328,10 @@ class CheapestDatesParams(ToolParams):
 
 class WeatherForecastParams(ToolParams):
     city: str = Field(
-        min_length=2, max_length=PLACE_CHARS, description="Place name, e.g. 'Tokyo' or 'Lisbon, Portugal'"
+        min_length=2,
+        max_length=PLACE_CHARS,
+        pattern=TWO_CHARACTERS,
+        description="Place name, e.g. 'Tokyo' or 'Lisbon, Portugal'",
     )
     days: int = Field(7, ge=1, le=16, description="Days of forecast from start_date")
     start_date: dt.date | None = Field(

@@ -23,7 +23,7 @@ from connectors.errors import (
     UnknownLocationError,
 )
 from connectors.models import Result
-from connectors.params import ToolParams
+from connectors.params import ToolParams, whole_numbers
 from connectors.places import LocationCatalogue
 
 logger = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ class ToolRunner:
         """Parameters for ``name`` from JSON-like ``raw``, resolved and checked, or a ToolValidationError.
 
         ``strict`` is for JSON a client wrote (HTTP, the CLI): types must match as documented, so "2" is
-        not an integer and "true" not a boolean; ISO date strings are still dates. Parameters an LLM or
+        not an integer and "true" not a boolean (2.0 is one, as JSON Schema says); ISO date strings are still dates. Parameters an LLM or
         the router extracted are validated leniently. ``today``: the traveller's date (their time zone),
         else the service's.
         """
@@ -156,7 +156,7 @@ class ToolRunner:
         try:
             if strict:
                 try:
-                    text = json.dumps(raw, allow_nan=False)
+                    text = json.dumps(whole_numbers(model, raw), allow_nan=False)
                 except (TypeError, ValueError) as exc:
                     raise ToolValidationError(f"{name}: parameters must be plain JSON values") from exc
                 return model.model_validate_json(text, strict=True, context=context)

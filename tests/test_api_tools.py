@@ -93,6 +93,16 @@ async def test_client_json_is_validated_strictly(api) -> None:  # type: ignore[n
     assert (await resp.json())["params"]["adults"] == 2
     resp = await api.post("/v1/tools/activity_search", json={"latitude": 41, "longitude": 12.5})
     assert resp.status == 200, await resp.text()  # an integer is a number
+    # JSON Schema's integers include 2.0, so the validators take it as 2 (and nothing else is coerced).
+    resp = await api.post("/v1/tools/flight_search", json={**base, "adults": 2.0})
+    assert resp.status == 200, await resp.text()
+    assert (await resp.json())["params"]["adults"] == 2
+    resp = await api.post("/v1/search", json={"query": "museums", "top_k": 3.0})
+    assert resp.status == 200, await resp.text()
+    # Blank places are refused as the document says (a pattern), not looked up.
+    for field, value in (("origin", "   "), ("destination", "")):
+        resp = await api.post("/v1/tools/flight_search", json={**base, field: value})
+        assert await error_code(resp, 422) == "invalid_tool_params"
 
 
 async def test_malformed_json_body(api) -> None:  # type: ignore[no-untyped-def]

@@ -95,6 +95,13 @@ SESSION_PAGE_QUERY = (
 )
 
 
+def _needs_body(params: type[BaseModel]) -> bool:
+    """Whether a tool's parameters need a body: some are required, or its schema asks for one of
+    several (activity_search: a city, or latitude and longitude)."""
+    required = any(f.is_required() for f in params.model_fields.values())
+    return required or "anyOf" in params.model_json_schema()
+
+
 def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
     raises = (*_USER, *_BODY, errors.RateLimitedError, errors.ToolError, *_BACKEND)
     out = [
@@ -105,7 +112,8 @@ def _tool_endpoints(tools: ToolCatalogue) -> list[Endpoint]:
             "tools",
             "user",
             body=spec.params,
-            body_required=False,  # an empty body is an empty object
+            # An empty body is an empty object: enough for a tool whose parameters all have defaults.
+            body_required=_needs_body(spec.params),
             ok=r.ToolOutcome,
             raises=raises,
             params=(USER_ID_QUERY,),

@@ -27,6 +27,7 @@ from pydantic import (
     ValidationInfo,
 )
 
+from connectors.params import whole_numbers
 from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
 from rag.errors import InvalidJSONError, PayloadTooLargeError, ValidationError
 from rag.ingest.documents import check_metadata
@@ -356,12 +357,14 @@ async def read_body(request: web.Request, model: type[M]) -> M:
 
 
 def validate(model: type[M], value: Any, request: web.Request) -> M:
-    """``value`` as ``model`` (strict: wrong types are errors), or validation_error naming the fields."""
+    """``value`` as ``model`` (strict: wrong types are errors, but 30.0 is the integer JSON Schema says
+    it is: connectors.params.whole_numbers), or validation_error naming the fields."""
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object")
     limits = request.app[keys.SETTINGS].limits
     try:
-        return sized(model, limits.max_message_chars).model_validate(value, context={"limits": limits})
+        checked = sized(model, limits.max_message_chars)
+        return checked.model_validate(whole_numbers(model, value), context={"limits": limits})
     except pydantic.ValidationError as exc:
         raise ValidationError(describe(exc.errors(include_url=False))) from exc
 
