@@ -222,7 +222,8 @@ def drive_answers(driver: webdriver.Chrome, origin: str, day: dt.date) -> dict[s
         (tr.get_attribute("data-n"), tr.get_attribute("id"), tr.text)
         for tr in second.find_elements(By.CSS_SELECTOR, "tr[data-offer]")
     ]
-    # A citation of an offer brings its row into view, marked.
+    # A citation of an offer (in the list of offers, unfolded) brings its row into view, marked.
+    second.find_element(By.CSS_SELECTOR, ".answer button.unfold").click()
     row_cite = next(
         a
         for a in second.find_elements(By.CSS_SELECTOR, ".answer a.cite")
@@ -292,16 +293,37 @@ def offer_rows(turn: WebElement, kind: str) -> list[dict[str, Any]]:
 def drive_offers(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
     hotels = ask(driver, f"hotels in Lisbon from {day.isoformat()} for 3 nights", 1)
     out: dict[str, Any] = {"hotels": offer_rows(hotels, "hotel_offer")}
+    # The text's list of the same offers is folded away under the table, and unfolds on request.
+    folded = hotels.find_element(By.CSS_SELECTOR, ".answer ul[data-folded]")
+    out["folded"] = not folded.is_displayed() and len(folded.find_elements(By.TAG_NAME, "li"))
+    unfold = hotels.find_element(By.CSS_SELECTOR, ".answer button.unfold")
+    out["unfold"] = unfold.text
+    unfold.click()
+    out["unfolded"] = folded.is_displayed() and not hotels.find_elements(By.CSS_SELECTOR, "button.unfold")
+    # Copy takes the whole answer, its folded offers included.
+    porto = ask(driver, f"hotels in Porto from {day.isoformat()} for 2 nights", 2)
+    origin = driver.execute_script("return location.origin;")
+    driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    copy = porto.find_element(By.CSS_SELECTOR, "button.copy")
+    copy.click()
+    wait(driver, lambda d: copy.get_attribute("data-copied") == "true", 10)
+    out["copied"] = driver.execute_async_script(
+        "const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('failed: ' + e));"
+    )
+    out["porto_folded"] = len(porto.find_elements(By.CSS_SELECTOR, ".answer ul[data-folded] li"))
     out["header"] = [th.text for th in hotels.find_elements(By.CSS_SELECTOR, "table.offers th")]
     sort = hotels.find_element(By.CSS_SELECTOR, "table.offers th button.sort")
     sort.click()
     out["ascending"] = [r["price"] for r in offer_rows(hotels, "hotel_offer")]
     sort.click()
     out["descending"] = [r["price"] for r in offer_rows(hotels, "hotel_offer")]
-    flights = ask(driver, f"flights from London to Lisbon on {day.isoformat()}", 2)
+    flights = ask(driver, f"flights from London to Lisbon on {day.isoformat()}", 3)
     out["flights"] = offer_rows(flights, "flight_offer")
     driver.refresh()  # a reopened conversation draws its offers again, from the history
-    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.offers")) == 2)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.offers")) == 3)
     out["after_reload"] = len(driver.find_elements(By.CSS_SELECTOR, "table.offers tr[data-offer]"))
     return out
 
@@ -312,6 +334,10 @@ async def test_offers_are_rows_to_compare_sort_by_price_each_marked_sandbox(page
     seen = await asyncio.to_thread(visit, driver, url, "page-offers", drive_offers, day)
     hotels = seen["hotels"]
     assert 1 < len(hotels) <= 5 and all(r["badge"] == 1 for r in hotels)  # every row says sandbox
+    assert seen["folded"] == len(hotels) and seen["unfold"] == f"Show the {len(hotels)} offers as text"
+    assert seen["unfolded"]
+    assert seen["porto_folded"] > 1 and "Show the" not in seen["copied"]
+    assert seen["copied"].count("EUR total") == seen["porto_folded"], seen["copied"]
     assert seen["header"] == ["Hotel", "Dates", "Room", "A night", "Price"]
     for row in hotels:
         assert row["cells"][0].endswith(" sandbox")
@@ -324,7 +350,7 @@ async def test_offers_are_rows_to_compare_sort_by_price_each_marked_sandbox(page
     assert all("LON" in r["cells"][0] or "LHR" in r["cells"][0] or "LGW" in r["cells"][0] for r in flights)
     for row in flights:  # a round trip: the hotel's nights made it one
         assert all(way == "nonstop" or " via " in way for way in row["cells"][1].split(" · return "))
-    assert seen["after_reload"] == len(hotels) + len(flights)
+    assert seen["after_reload"] == len(hotels) + seen["porto_folded"] + len(flights)
 
 
 def drive_forecast(driver: webdriver.Chrome, first: dt.date, last: dt.date) -> dict[str, Any]:
@@ -611,7 +637,7 @@ def drive_hostile(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
         "hrefs": [
             a.get_attribute("href") or "" for a in driver.find_elements(By.CSS_SELECTOR, "#messages a")
         ],
-        "text": turn.find_element(By.CSS_SELECTOR, ".answer").text,
+        "text": turn.find_element(By.CSS_SELECTOR, ".answer").get_attribute("textContent"),
         "rows": [
             tr.get_attribute("textContent") for tr in turn.find_elements(By.CSS_SELECTOR, "tr[data-offer]")
         ],
@@ -752,6 +778,8 @@ def drive_first_look(driver: webdriver.Chrome, day: dt.date, fault: SandboxFault
     # The answer's sources as a Sources list would title them (its offers are table rows on the page).
     out["titles"] = driver.execute_async_script(SOURCE_TITLES, "page-first")
     # A reader opens a source, scrolls back up to re-read, then asks again: the new answer comes into view.
+    for unfold in first.find_elements(By.CSS_SELECTOR, ".answer button.unfold"):
+        unfold.click()  # its offers' list, folded under their table
     first.find_element(By.CSS_SELECTOR, ".answer a.cite").click()
     out["scrolled_up_to"] = driver.execute_async_script(SCROLL_TO_TOP)
     send(driver, "What's the weather in Lisbon this weekend?")
@@ -862,7 +890,7 @@ def drive_earlier(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
     # An answer streams in: at no moment does its bubble show the Sources line; the list is under it.
     driver.execute_script(WATCH_SOURCES_LINE)
     answer = ask(driver, question, 11)
-    out["streamed_text"] = answer.find_element(By.CSS_SELECTOR, ".answer").text
+    out["streamed_text"] = answer.find_element(By.CSS_SELECTOR, ".answer").get_attribute("textContent")
     out["streamed_sources"] = cited(answer)
     out["saw_sources_line"] = driver.execute_script("return window.sawSourcesLine;")
     # After a reload: the latest 20 of 24 turns, and the control for the 4 before them.
@@ -875,7 +903,7 @@ def drive_earlier(driver: webdriver.Chrome, question: str) -> dict[str, Any]:
         ),
     )
     last = driver.find_elements(By.CSS_SELECTOR, ".turn.assistant")[-1]
-    out["redrawn_text"] = last.find_element(By.CSS_SELECTOR, ".answer").text
+    out["redrawn_text"] = last.find_element(By.CSS_SELECTOR, ".answer").get_attribute("textContent")
     out["redrawn_sources"] = cited(last)
     out["cites_resolve"] = driver.execute_script(CITES_RESOLVE, last)
     out["times"] = driver.execute_script(TIMES)

@@ -122,8 +122,31 @@
       box.append(...views);
       box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
       listed = numbered.filter((s) => !rows.has(s.n));
+      foldOffers(body, rows);
     }
     if (listed.length) box.append(R.sourcesList(listed, key));
+  }
+
+  /** The answer's lists whose every item cites offers that are table rows now: folded away, the table
+   * says it better (the text itself stays whole: in the history, for API clients and for Copy). */
+  function foldOffers(body, rows) {
+    for (const list of body.querySelectorAll(".answer ul, .answer ol")) {
+      const items = Array.from(list.children);
+      const inTable = (li) => {
+        const cites = li.querySelectorAll("a.cite");
+        return cites.length > 0 && Array.from(cites).every((a) => rows.has(Number(a.dataset.n)));
+      };
+      if (!items.length || !items.every(inTable)) continue;
+      list.hidden = true;
+      list.dataset.folded = "offers";
+      const show = R.el("button", "unfold", "Show the " + items.length + " offers as text");
+      show.type = "button";
+      show.addEventListener("click", () => {
+        list.hidden = false;
+        show.remove();
+      });
+      list.after(show);
+    }
   }
 
   function settle(turn, text, sources, toolCalls, stopped) {
@@ -140,7 +163,14 @@
   }
 
   function copyAnswer(button, body) {
+    // The whole answer, offers folded into their table included (unfolded just while it is read).
+    const folded = Array.from(body.querySelectorAll("[data-folded]")).filter((list) => list.hidden);
+    const unfold = Array.from(body.querySelectorAll("button.unfold"));
+    folded.forEach((list) => (list.hidden = false));
+    unfold.forEach((b) => (b.hidden = true));
     const text = body.innerText.replace(/\n?\(stopped\)$/, "").trim();
+    folded.forEach((list) => (list.hidden = true));
+    unfold.forEach((b) => (b.hidden = false));
     navigator.clipboard.writeText(text).then(
       () => {
         button.textContent = "Copied";
