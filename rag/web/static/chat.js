@@ -117,7 +117,8 @@
     box.append(actions);
     let listed = numbered;
     if (toolCalls && toolCalls.length) {
-      // Offers the answer cites are rows of their table, each the target of its [n]: not listed again.
+      // Offers and forecast days the answer cites are rows of their table, each the target of its [n]:
+      // not listed again.
       const { views, rows } = window.wayfarerOffers.resultViews(toolCalls, numbered, (n) => R.sourceId(key, n));
       box.append(...views);
       box.append(R.toolCallsList(toolCalls.map((c) => ({ ...c, sandbox: onSandbox(c, numbered) }))));
@@ -127,8 +128,9 @@
     if (listed.length) box.append(R.sourcesList(listed, key));
   }
 
-  /** The answer's lists whose every item cites offers that are table rows now: folded away, the table
-   * says it better (the text itself stays whole: in the history, for API clients and for Copy). */
+  /** The answer's lists whose every item cites offers or forecast days that are table rows now: folded
+   * away, the table says it better (the text itself stays whole: in the history, for API clients and
+   * for Copy). `rows`: source number → what its row shows. */
   function foldOffers(body, rows) {
     for (const list of body.querySelectorAll(".answer ul, .answer ol")) {
       const items = Array.from(list.children);
@@ -139,7 +141,8 @@
       if (!items.length || !items.every(inTable)) continue;
       list.hidden = true;
       list.dataset.folded = "offers";
-      const show = R.el("button", "unfold", "Show the " + items.length + " offers as text");
+      const noun = rows.get(Number(items[0].querySelector("a.cite").dataset.n));
+      const show = R.el("button", "unfold", "Show the " + items.length + " " + noun + " as text");
       show.type = "button";
       show.addEventListener("click", () => {
         list.hidden = false;

@@ -163,9 +163,11 @@
   }
 
   /** A forecast as a small chart: each day's high and low (°C) as two lines, its chance of rain as a
-   * bar; the same numbers in a table for screen readers (the chart itself is hidden from them). */
-  function forecastChart(days) {
-    days = days.slice().sort((a, b) => (a.date < b.date ? -1 : 1));
+   * bar; the same numbers in a compact table under it, which screen readers read (the chart itself is
+   * hidden from them). A day the answer cites is its table row, with the [n]: `cited(i)` as for offers. */
+  function forecastChart(days, cited) {
+    const order = days.map((d, i) => [d, i]).sort((a, b) => (a[0].date < b[0].date ? -1 : 1));
+    days = order.map(([d]) => d);
     const fig = el("figure", "forecast");
     fig.dataset.forecast = days[0].place;
     fig.append(el("figcaption", null, days[0].place + ": the forecast, °C" + (days[0].sandbox ? " (sandbox)" : "")));
@@ -192,45 +194,58 @@
     line("temperature_max", "high");
     line("temperature_min", "low");
     fig.append(chart);
-    const numbers = el("table", "visually-hidden");
+    const numbers = el("table", "forecast-days");
     const head = el("tr");
     for (const name of ["Day", "Low °C", "High °C", "Chance of rain"]) head.append(el("th", null, name));
     numbers.append(head);
-    for (const d of days) {
+    order.forEach(([d, at]) => {
       const row = el("tr");
       row.dataset.day = d.date;
+      const source = cited(at);
+      if (source) {
+        row.dataset.n = String(source.n);
+        if (source.id) row.id = source.id;
+        row.tabIndex = -1;
+      }
       const n = (v, unit) => (typeof v === "number" ? degrees(v) + unit : "—");
-      for (const text of [d.date, n(d.temperature_min, ""), n(d.temperature_max, ""), n(d.precipitation_probability, "%")]) row.append(el("td", null, text));
+      const cells = [d.date, n(d.temperature_min, ""), n(d.temperature_max, ""), n(d.precipitation_probability, "%")];
+      cells.forEach((text, i) => {
+        const td = el("td", null, text);
+        if (i === 0 && source) td.prepend(el("span", "source-num", "[" + source.n + "]"), " ");
+        row.append(td);
+      });
       numbers.append(row);
-    }
+    });
     fig.append(numbers);
     return fig;
   }
 
   /** What a tool call's results look like on the page: a table of offers, or a forecast chart (none
    * for the rest, which the answer's text lists). `sources`: the answer's, numbered; `sourceId(n)`: the
-   * element id a citation of source n links to. Returns the views and the numbers of the sources that
-   * are rows now (the Sources list leaves them out). */
+   * element id a citation of source n links to. Returns the views and the sources that are rows now
+   * (the Sources list leaves them out): number → what the row shows ("offers" or "days"). */
   function resultViews(calls, sources, sourceId) {
-    const views = [], rows = new Set();
+    const views = [], rows = new Map();  // a source's number: what its row shows ("offers", "days")
     const byId = new Map((sources || []).map((s) => [s.id, s]));
+    // The source a result is, if the answer cites it: its number, and the element id its [n] links to
+    // (one element per source: the first row that shows it).
+    const cite = (id, noun) => {
+      const source = byId.get(id);
+      if (!source) return null;
+      const first = !rows.has(source.n);
+      rows.set(source.n, noun);
+      return { n: source.n, id: first && sourceId ? sourceId(source.n) : null };
+    };
     for (const c of calls || []) {
       const results = Array.isArray(c.results) ? c.results : [];
       const ids = Array.isArray(c.result_ids) && c.result_ids.length === results.length ? c.result_ids : [];
       for (const kind of Object.keys(KINDS)) {
         const picked = results.map((r, i) => [r, ids[i]]).filter(([r]) => r && r.kind === kind && typeof r.price === "number");
         if (!picked.length) continue;
-        const cited = (at) => {
-          const source = byId.get(picked[at][1]);
-          if (!source) return null;
-          const first = !rows.has(source.n);  // one element per source: the first row that shows it
-          rows.add(source.n);
-          return { n: source.n, id: first && sourceId ? sourceId(source.n) : null };
-        };
-        views.push(table(kind, picked.map(([r]) => r), cited));
+        views.push(table(kind, picked.map(([r]) => r), (at) => cite(picked[at][1], "offers")));
       }
-      const days = results.filter((r) => r && r.kind === "weather" && typeof r.date === "string");
-      if (days.length) views.push(forecastChart(days));
+      const days = results.map((r, i) => [r, ids[i]]).filter(([r]) => r && r.kind === "weather" && typeof r.date === "string");
+      if (days.length) views.push(forecastChart(days.map(([r]) => r), (at) => cite(days[at][1], "days")));
     }
     return { views, rows };
   }
