@@ -170,7 +170,10 @@
     days = order.map(([d]) => d);
     const fig = el("figure", "forecast");
     fig.dataset.forecast = days[0].place;
-    fig.append(el("figcaption", null, days[0].place + ": the forecast, °C" + (days[0].sandbox ? " (sandbox)" : "")));
+    const caption = el("figcaption", null, days[0].place + ": the forecast, °C" + (days[0].sandbox ? " (sandbox)" : ""));
+    const fetched = days.map((d) => d.fetched_at).filter(Boolean).sort()[0];
+    if (fetched) caption.append(" · ", window.wayfarerRender.time(fetched, null, "fetched "));
+    fig.append(caption);
     const temps = days.flatMap((d) => [d.temperature_min, d.temperature_max]).filter((t) => typeof t === "number");
     const lo = Math.min(...temps, 0), hi = Math.max(...temps, 1);
     const step = 64, top = 18, height = 90, width = step * days.length;
