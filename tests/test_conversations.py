@@ -211,7 +211,7 @@ async def test_past_the_cap_the_conversation_written_longest_ago_is_forgotten(kv
     user = new_user()
     for i in range(MAX_CONVERSATIONS + 1):
         await sessions.ask(conversation_key(user, f"c{i}"), f"question {i}")
-        await sessions.touch(user, f"c{i}", f"question {i}")
+        await sessions.started(user, f"c{i}", f"question {i}")
     ids = {c.id for c in await sessions.conversations(user)}
     assert len(ids) == MAX_CONVERSATIONS and "c0" not in ids and f"c{MAX_CONVERSATIONS}" in ids
     assert await sessions.history(conversation_key(user, "c0")) == []  # forgotten, not only unlisted

@@ -381,7 +381,9 @@ async def test_a_forecast_is_a_chart_with_its_numbers_for_screen_readers(page_ap
     first = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
     last = first + dt.timedelta(days=3)
     seen = await asyncio.to_thread(visit, driver, url, "page-forecast", drive_forecast, first, last)
-    assert seen["caption"].startswith("Lisbon, Portugal: the forecast, °C (sandbox) · fetched "), seen["caption"]
+    assert seen["caption"].startswith("Lisbon, Portugal: the forecast, °C (sandbox) · fetched "), seen[
+        "caption"
+    ]
     days = [row[0] for row in seen["rows"]]
     assert days == sorted(days) and days[0] == first.isoformat() and 1 < len(days) <= 5
     assert seen["points"] == seen["bars"] == len(days) and seen["svg_hidden"] == "true"

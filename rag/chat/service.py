@@ -206,7 +206,7 @@ class ChatService:
                     yield _chunk(tail)
             clock.mark("answer")
         except asyncio.CancelledError:
-            await finish(_save_stopped(self.sessions, conv.key, text, answer_id, asked, "".join(said)))
+            await finish(self._save_stopped(conv, text, answer_id, asked, "".join(said)))
             raise
         finally:
             if slot is not None:
@@ -223,13 +223,25 @@ class ChatService:
         yield answer
 
     async def _ask(self, conv: Conversation, text: str, answer_id: str | None) -> int:
-        """The question in its conversation's history, and the conversation in the user's list; returns
-        the place its answer is to take."""
-        place, _ = await asyncio.gather(
-            self.sessions.ask(conv.key, text, **_with_id(answer_id)),
-            self.sessions.touch(conv.user, conv.conversation, text),
-        )
+        """The question in its conversation's history (and, its first, the conversation in the user's
+        list); returns the place its answer is to take."""
+        place = await self.sessions.ask(conv.key, text, **_with_id(answer_id))
+        if place == 1:  # the conversation's first turn: it starts now
+            await self.sessions.started(conv.user, conv.conversation, text)
         return place
+
+    async def _save_stopped(
+        self,
+        conv: Conversation,
+        text: str,
+        answer_id: str | None,
+        asked: asyncio.Future[int] | None,
+        said: str,
+    ) -> None:
+        """A stopped turn: the question (unless ``asked`` saved it already) and what was said of the
+        answer."""
+        place = asked.result() if asked is not None else await self._ask(conv, text, answer_id)
+        await self.sessions.answer(conv.key, place, said, cancelled=True, **_with_id(answer_id))
 
     async def read_turn(
         self, key: str | None, text: str, today: dt.date, vector: list[float] | None = None
@@ -399,19 +411,6 @@ def _mentioned(decision: RouteDecision, trip: TripState, catalogue: LocationCata
 
 def _with_id(answer_id: str | None) -> dict[str, str]:
     return {"id": answer_id} if answer_id else {}
-
-
-async def _save_stopped(
-    sessions: SessionStore,
-    key: str,
-    text: str,
-    answer_id: str | None,
-    asked: asyncio.Future[int] | None,
-    said: str,
-) -> None:
-    """A stopped turn: the question (unless ``asked`` saved it already) and what was said of the answer."""
-    place = asked.result() if asked is not None else await sessions.ask(key, text, **_with_id(answer_id))
-    await sessions.answer(key, place, said, cancelled=True, **_with_id(answer_id))
 
 
 def _chunk(piece: str) -> WsChunk:

@@ -11,8 +11,8 @@ their answers finish; until then the history skips that number.
 
 A user has several conversations, each with its own history and trip, stored under its key
 (``conversation_key``); ``MAIN`` is the one of clients that name none, stored under the user id alone as
-before conversations existed. The user's index of them (``touch``, ``conversations``) keeps each one's
-title (its first message), when it started and, to within ``TOUCH_EVERY``, when it was last written.
+before conversations existed. The user's list of them (``started``, ``conversations``) is written only
+when one starts: its title (its first message) and when; when each was last written is its history's.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ MAIN = "main"  # the conversation of clients that name none
 # Between a user id and a conversation id in a key: a control character, which no user id contains.
 SEP = "\x1f"
 MAX_CONVERSATIONS = 50  # per user; a new one beyond it forgets the one written longest ago
-TOUCH_EVERY = 3600.0  # seconds: how stale a conversation's "updated" in the index may be
+# A user's list of conversations is written only when one starts, so it is kept this many times as long
+# as a conversation: one kept alive by its messages stays listed (one let expire is left out when listed).
+INDEX_LIFETIMES = 12
 TITLE_CHARS = 80
 
 
@@ -185,11 +187,13 @@ class SessionStore:
                 self.remembered.put(key, value, self._ttl)
         return value
 
-    async def _set(self, key: str, value: str) -> None:
+    async def _set(self, key: str, value: str, lifetimes: int = 1) -> None:
+        """Write ``key`` for ``lifetimes`` times the store's keeping time."""
+        ttl = None if self._ttl is None else self._ttl * lifetimes
         async with self._changing(key):
-            await self._kv.set(key, value, self._ttl)
+            await self._kv.set(key, value, ttl)
             if self.remembered is not None:
-                self.remembered.put(key, value, self._ttl)
+                self.remembered.put(key, value, ttl)
 
     async def _delete(self, key: str) -> bool:
         async with self._changing(key):
@@ -302,54 +306,42 @@ class SessionStore:
         raw = await self._get(f"conversations:{user_id}")
         return json.loads(raw) if raw else {}
 
-    async def touch(self, user_id: str, conversation: str, text: str) -> None:
-        """``conversation`` of ``user_id`` was just asked ``text``: listed, titled by its first message,
-        and its "updated" kept to within TOUCH_EVERY (the index is rewritten only then, or when another
-        conversation was written since). A new conversation beyond MAX_CONVERSATIONS forgets the one
-        written longest ago."""
-        now = dt.datetime.now(dt.UTC)
-        index = await self._index(user_id)
-        entry = index.get(conversation)
-        if entry is not None and _fresh(entry, index, now):
-            return
+    async def started(self, user_id: str, conversation: str, text: str) -> None:
+        """``conversation`` of ``user_id`` has just been asked its first question, ``text``: listed,
+        titled by it. One more beyond MAX_CONVERSATIONS forgets the one written longest ago."""
         async with self._writer(f"{user_id}{SEP}:index"):
             index = await self._index(user_id)
-            entry = index.get(conversation)
-            if entry is not None and _fresh(entry, index, now):
-                return
-            stamp = now.isoformat()
-            index[conversation] = (
-                {**entry, "updated": stamp}
-                if entry is not None
-                else {"title": title(text), "started": stamp, "updated": stamp}
-            )
-            dropped = sorted(index, key=lambda c: index[c]["updated"])[
-                : max(0, len(index) - MAX_CONVERSATIONS)
-            ]
-            for old in dropped:
-                del index[old]
-            await self._set(f"conversations:{user_id}", json.dumps(index))
+            index[conversation] = {"title": title(text), "started": dt.datetime.now(dt.UTC).isoformat()}
+            dropped: list[str] = []
+            if len(index) > MAX_CONVERSATIONS:
+                listed = await self._listed(user_id, index)
+                others = [c.id for c in listed if c.id != conversation]
+                kept = {*others[: MAX_CONVERSATIONS - 1], conversation}
+                dropped = [c for c in index if c not in kept]
+                index = {c: e for c, e in index.items() if c in kept}
+            await self._set(f"conversations:{user_id}", json.dumps(index), INDEX_LIFETIMES)
         for old in dropped:
             await self.forget(conversation_key(user_id, old))
 
     async def conversations(self, user_id: str) -> list[Listed]:
-        """``user_id``'s conversations, the one written last first; those the store has let expire are
-        left out. A main conversation from before the index existed is listed from its history."""
-        index = await self._index(user_id)
-        if MAIN not in index:
-            turns = await self._stored(user_id)
-            if turns:
+        """``user_id``'s conversations, the one written last first, each as its history has it now;
+        those the store has let expire are left out. A main conversation from before the list existed
+        is listed from its history."""
+        return await self._listed(user_id, await self._index(user_id))
+
+    async def _listed(self, user_id: str, index: dict[str, dict[str, str]]) -> list[Listed]:
+        ids = list(index) + ([MAIN] if MAIN not in index else [])
+        out = []
+        for conversation in ids:
+            turns = await self._stored(conversation_key(user_id, conversation))
+            if not turns:
+                continue  # expired or forgotten
+            entry = index.get(conversation)
+            if entry is None:  # the main conversation of a client that never named one
                 first = next((t["text"] for t in turns if t.get("role") == "user"), "")
-                index[MAIN] = {"title": title(first), "started": turns[0]["at"], "updated": turns[-1]["at"]}
-        cutoff = None
-        if self._ttl is not None:
-            cutoff = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=self._ttl + TOUCH_EVERY)).isoformat()
-        listed = [
-            Listed(c, e["title"], e["started"], e["updated"])
-            for c, e in index.items()
-            if cutoff is None or e["updated"] >= cutoff
-        ]
-        return sorted(listed, key=lambda c: c.updated, reverse=True)
+                entry = {"title": title(first), "started": turns[0]["at"]}
+            out.append(Listed(conversation, entry["title"], entry["started"], turns[-1]["at"]))
+        return sorted(out, key=lambda c: c.updated, reverse=True)
 
     async def forget_conversation(self, user_id: str, conversation: str) -> bool:
         """Forget one of ``user_id``'s conversations: its history, its trip and its place in the list."""
@@ -359,15 +351,7 @@ class SessionStore:
             if index.pop(conversation, None) is not None:
                 forgotten = True
                 if index:
-                    await self._set(f"conversations:{user_id}", json.dumps(index))
+                    await self._set(f"conversations:{user_id}", json.dumps(index), INDEX_LIFETIMES)
                 else:
                     await self._delete(f"conversations:{user_id}")
         return forgotten
-
-
-def _fresh(entry: dict[str, str], index: dict[str, dict[str, str]], now: dt.datetime) -> bool:
-    """The index need not change for a message to ``entry``'s conversation: it is the one written last,
-    and its "updated" is less than TOUCH_EVERY old."""
-    latest = max(e["updated"] for e in index.values())
-    updated = dt.datetime.fromisoformat(entry["updated"])
-    return entry["updated"] == latest and (now - updated).total_seconds() < TOUCH_EVERY

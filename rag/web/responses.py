@@ -284,7 +284,7 @@ class ConversationItem(BaseModel):
     id: str = Field(description="The conversation_id that reopens it")
     title: str = Field(description="Its first message, on one line and cut to 80 characters")
     started: str = Field(description="When its first message came (UTC, ISO 8601)")
-    updated: str = Field(description="When it was last written, to within an hour (UTC, ISO 8601)")
+    updated: str = Field(description="When its last turn was written (UTC, ISO 8601)")
 
 
 class ConversationList(BaseModel):
