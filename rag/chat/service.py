@@ -226,7 +226,9 @@ class ChatService:
         """The question in its conversation's history (and, its first, the conversation in the user's
         list); returns the place its answer is to take."""
         place = await self.sessions.ask(conv.key, text, **_with_id(answer_id))
-        if place == 1:  # the conversation's first turn: it starts now
+        # Its first turn starts a conversation; the main one is listed from its history, as it was
+        # before conversations were listed (and costs clients that name none nothing more).
+        if place == 1 and conv.conversation != MAIN:
             await self.sessions.started(conv.user, conv.conversation, text)
         return place
 
