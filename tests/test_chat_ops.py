@@ -139,6 +139,15 @@ async def test_user_tokens_keep_users_apart(secured) -> None:  # type: ignore[no
 
     assert (await secured.get("/v1/sessions/ann", headers=auth(bob))).status == 401
     assert (await secured.delete("/v1/sessions/ann", headers=auth(bob))).status == 401
+    # Each of ann's conversations, and their list, are ann's alone.
+    other = {**body, "conversation_id": "trip2"}
+    assert (await secured.post("/v1/chat", json=other, headers=auth(bob))).status == 401
+    assert (await secured.post("/v1/chat", json=other, headers=auth(ann))).status == 200
+    for path in ("/v1/sessions/ann/conversations", "/v1/sessions/ann?conversation_id=trip2"):
+        assert (await secured.get(path, headers=auth(bob))).status == 401
+    assert (await secured.delete("/v1/sessions/ann?conversation_id=trip2", headers=auth(bob))).status == 401
+    listed = await secured.get("/v1/sessions/ann/conversations", headers=auth(ann))
+    assert [c["id"] for c in (await listed.json())["conversations"]] == ["trip2", "main"]
     mine = await secured.get("/v1/sessions/ann", headers=auth(ann))
     assert len((await mine.json())["history"]) == 2
     admin = await secured.get("/v1/sessions/ann", headers=auth("admin-secret"))
