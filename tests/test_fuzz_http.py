@@ -30,10 +30,15 @@ from tests.conftest import SMALL_SEED
 load_all_checks()
 
 # What no JSON Schema can say, so a request the document calls valid may still be refused for it:
-# whether a place exists, dates against today, and fields that must agree with each other.
+# whether a place exists, dates against today, and fields that must agree with each other; and the
+# limits of a document's free-form metadata, which its schema states in words (total keys and bytes,
+# nesting, integers within 64 bits, keys the service owns); and I-JSON's (RFC 7493), which every body
+# is read with: no unpaired surrogates, numbers a double holds.
 BEYOND_SCHEMA = re.compile(
     r"unknown (city or airport|currency code|airline|country)|no place called|is in the past|days ahead|is before"
     r"|must be after|disagree|same place|at most (9 seated|one infant|30 nights)|only 16 days"
+    r"|more than 19 digits|64-bit range|levels deep|more than \d+ keys|bytes as JSON|set by the service"
+    r"|reserved for the service|source: a non-empty string|unpaired UTF-16 surrogate|is out of range"
 )
 
 

@@ -242,7 +242,13 @@ class ReindexRequest(_Strict):
 class DocumentIn(_Strict):
     id: DocId
     text: Annotated[str, StringConstraints(min_length=1)]
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Free-form JSON kept with the document, within the service's limits (settings "
+        "limits.max_metadata_depth, max_metadata_keys and max_metadata_bytes): nested that deep at most, "
+        "that many keys in all, that many bytes as JSON, integers within 64 bits; `source`, when given, a "
+        "non-empty string other than the service's own; keys the service sets itself are refused",
+    )
 
     @pydantic.field_validator("metadata")
     @classmethod
