@@ -116,21 +116,13 @@ CATEGORY_HELP = (
     "aquariums); sports (stadiums, sports venues); landmark (sights, viewpoints, architecture)"
 )
 LOCATION = "a city or airport: a name ('London') or an IATA code ('LON', 'LHR')"
+# A place as a parameter names it: some text, once stripped, no longer than PLACE_CHARS.
+PlaceText = Annotated[str, StringConstraints(min_length=1, max_length=PLACE_CHARS, pattern=SOME_TEXT)]
 
 
 class FlightSearchParams(ToolParams):
-    origin: str = Field(
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where the trip starts: {LOCATION}",
-    )
-    destination: str = Field(
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where the trip goes: {LOCATION}",
-    )
+    origin: PlaceText = Field(description=f"Where the trip starts: {LOCATION}")
+    destination: PlaceText = Field(description=f"Where the trip goes: {LOCATION}")
     departure_date: dt.date = Field(description="Outbound date, YYYY-MM-DD")
     return_date: dt.date | None = Field(None, description="Return date for a round trip, YYYY-MM-DD")
     adults: int = Field(1, ge=1, le=9, description="Travellers aged 12 or over")
@@ -185,9 +177,7 @@ class FlightSearchParams(ToolParams):
 
 
 class HotelSearchParams(ToolParams):
-    city: str = Field(
-        min_length=1, max_length=PLACE_CHARS, pattern=SOME_TEXT, description=f"Where to stay: {LOCATION}"
-    )
+    city: PlaceText = Field(description=f"Where to stay: {LOCATION}")
     check_in: dt.date = Field(description="Check-in date, YYYY-MM-DD")
     check_out: dt.date | None = Field(None, description="Check-out date, YYYY-MM-DD (or give nights)")
     nights: int | None = Field(None, ge=1, le=30, description="Number of nights (or give check_out)")
@@ -233,13 +223,7 @@ class ActivitySearchParams(ToolParams):
             ]
         }
     )
-    city: str | None = Field(
-        None,
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where: {LOCATION} (or give latitude and longitude)",
-    )
+    city: PlaceText | None = Field(None, description=f"Where: {LOCATION} (or give latitude and longitude)")
     latitude: float | None = Field(None, ge=-90, le=90)
     longitude: float | None = Field(None, ge=-180, le=180)
     radius_km: int = Field(5, ge=1, le=20, description="Search radius around the point, km")
@@ -268,12 +252,7 @@ class LocationSearchParams(ToolParams):
 
 
 class FlightInspirationParams(ToolParams):
-    origin: str = Field(
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where the trip starts: {LOCATION}",
-    )
+    origin: PlaceText = Field(description=f"Where the trip starts: {LOCATION}")
     max_price: int | None = Field(None, gt=0, description="Highest round-trip price")
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
@@ -292,18 +271,8 @@ class FlightInspirationParams(ToolParams):
 
 
 class CheapestDatesParams(ToolParams):
-    origin: str = Field(
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where the trip starts: {LOCATION}",
-    )
-    destination: str = Field(
-        min_length=1,
-        max_length=PLACE_CHARS,
-        pattern=SOME_TEXT,
-        description=f"Where the trip goes: {LOCATION}",
-    )
+    origin: PlaceText = Field(description=f"Where the trip starts: {LOCATION}")
+    destination: PlaceText = Field(description=f"Where the trip goes: {LOCATION}")
     departure_date: dt.date | None = Field(None, description="Earliest departure, YYYY-MM-DD")
     one_way: bool = False
     duration_days: int | None = Field(None, ge=1, le=15, description="Trip length in days for round trips")

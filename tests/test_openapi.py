@@ -20,7 +20,7 @@ from connectors.places import LocationCatalogue
 from rag.errors import ValidationError, WayfarerError
 from rag.settings import LimitsSettings, Settings
 from rag.tools.catalog import ToolCatalogue
-from rag.web import jsonio, keys, schemas
+from rag.web import jsonio, keys, params, schemas
 from rag.web.middleware import _HTTP_CODES, error_middleware
 from rag.web.openapi import REF, openapi_document, request_schema
 from rag.web.openapi import routes as openapi_routes
@@ -375,7 +375,7 @@ def test_user_ids_are_taken_as_their_schema_says() -> None:
     assert body.pop("title") and body == schema  # one schema, in bodies and parameters alike
     for value in SAMPLES:
         try:
-            schemas.user_id_param(value)
+            params.user_id_param(value)
             taken = True
         except ValidationError:
             taken = False

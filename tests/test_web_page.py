@@ -184,7 +184,24 @@ async def settled_history(client: Any, user: str, turns: int) -> list[dict[str, 
     return await history(client, user)
 
 
-def drive_answers(driver: webdriver.Chrome, origin: str, day: dt.date) -> dict[str, Any]:
+def copied(driver: webdriver.Chrome, turn: WebElement) -> str:
+    """What the turn's Copy button puts on the clipboard (the page's origin may use it)."""
+    driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {
+            "origin": driver.execute_script("return location.origin;"),
+            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
+        },
+    )
+    copy = turn.find_element(By.CSS_SELECTOR, "button.copy")
+    copy.click()
+    wait(driver, lambda d: copy.get_attribute("data-copied") == "true", 10)
+    return driver.execute_async_script(  # type: ignore[no-any-return]
+        "const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('failed: ' + e));"
+    )
+
+
+def drive_answers(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
     assert driver.find_element(By.ID, "welcome").is_displayed()  # an empty conversation says what to ask
     first = ask(driver, "What should I pack for a humid tropical trip?", 1)
     body = first.find_element(By.CSS_SELECTOR, ".answer")
@@ -196,16 +213,7 @@ def drive_answers(driver: webdriver.Chrome, origin: str, day: dt.date) -> dict[s
         "welcome_after": driver.find_element(By.ID, "welcome").is_displayed(),
     }
     # The copy button puts the answer's text on the clipboard.
-    driver.execute_cdp_cmd(
-        "Browser.grantPermissions",
-        {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
-    )
-    copy = first.find_element(By.CSS_SELECTOR, "button.copy")
-    copy.click()
-    wait(driver, lambda d: copy.get_attribute("data-copied") == "true", 10)
-    out["clipboard"] = driver.execute_async_script(
-        "const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('failed: ' + e));"
-    )
+    out["clipboard"] = copied(driver, first)
     # A citation opens its source's excerpt.
     cite = first.find_element(By.CSS_SELECTOR, ".answer a.cite")
     target = first.find_element(By.CSS_SELECTOR, f'.sources li[data-n="{cite.get_attribute("data-n")}"]')
@@ -259,7 +267,7 @@ async def test_the_page_renders_answers_with_sources_tool_calls_copy_and_citatio
     assert (await page_app.get("/static/index.htm")).status == 404
     url = str(page_app.make_url("/"))
     day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)
-    seen = await asyncio.to_thread(visit, driver, url, "page-one", drive_answers, url.rstrip("/"), day)
+    seen = await asyncio.to_thread(visit, driver, url, "page-one", drive_answers, day)
     assert seen["chunks"] > 1  # the answer arrived in several streamed frames
     # The sources are the list under the answer, not its text's Sources line too (REST clients keep it).
     assert "[1]" in seen["text"] and "Sources:" not in seen["text"]
@@ -302,17 +310,7 @@ def drive_offers(driver: webdriver.Chrome, day: dt.date) -> dict[str, Any]:
     out["unfolded"] = folded.is_displayed() and not hotels.find_elements(By.CSS_SELECTOR, "button.unfold")
     # Copy takes the whole answer, its folded offers included.
     porto = ask(driver, f"hotels in Porto from {day.isoformat()} for 2 nights", 2)
-    origin = driver.execute_script("return location.origin;")
-    driver.execute_cdp_cmd(
-        "Browser.grantPermissions",
-        {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
-    )
-    copy = porto.find_element(By.CSS_SELECTOR, "button.copy")
-    copy.click()
-    wait(driver, lambda d: copy.get_attribute("data-copied") == "true", 10)
-    out["copied"] = driver.execute_async_script(
-        "const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('failed: ' + e));"
-    )
+    out["copied"] = copied(driver, porto)
     out["porto_folded"] = len(porto.find_elements(By.CSS_SELECTOR, ".answer ul[data-folded] li"))
     out["header"] = [th.text for th in hotels.find_elements(By.CSS_SELECTOR, "table.offers th")]
     sort = hotels.find_element(By.CSS_SELECTOR, "table.offers th button.sort")

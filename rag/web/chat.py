@@ -26,6 +26,7 @@ from rag.errors import (
 from rag.web import keys
 from rag.web.auth import caller_address, require_user
 from rag.web.jsonio import json_response
+from rag.web.params import conversation_param, session_page_params, user_id_param
 from rag.web.responses import ErrorDetail, WsError
 from rag.web.schemas import (
     FRAMES,
@@ -33,11 +34,8 @@ from rag.web.schemas import (
     ChatRequest,
     MessageFrame,
     ResumeFrame,
-    conversation_param,
     parse_json,
     read_body,
-    session_page_params,
-    user_id_param,
     validate,
 )
 

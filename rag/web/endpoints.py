@@ -14,6 +14,7 @@ from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
 from rag.tools.catalog import ToolCatalogue
 from rag.web import responses as r
 from rag.web import schemas as s
+from rag.web.params import MAX_CURSOR
 
 Auth = Literal["none", "user", "admin"]
 JSON = "application/json"
@@ -22,6 +23,8 @@ JSON = "application/json"
 _BODY = (errors.RequestError,)
 _USER = (errors.UnauthorizedError,)
 _BACKEND = (errors.BackendError,)
+# What the sessions routes can answer besides: a bad user or conversation id, a path that names none.
+_SESSION = (*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND)
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ SESSION_PAGE_QUERY = (
         "before",
         "A turn's seq: the page of turns before it (a page's own `before` gets the one before that); "
         "none: the latest turns",
-        {"type": "integer", "minimum": 0, "maximum": s.MAX_CURSOR},
+        {"type": "integer", "minimum": 0, "maximum": MAX_CURSOR},
     ),
     _param(
         "query",
@@ -218,7 +221,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "chat",
             "user",
             ok=r.SessionView,
-            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            raises=_SESSION,
             params=(session_id, CONVERSATION_QUERY, *SESSION_PAGE_QUERY),
         ),
         Endpoint(
@@ -228,7 +231,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "chat",
             "user",
             ok=r.Forgotten,
-            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            raises=_SESSION,
             params=(session_id, CONVERSATION_QUERY),
         ),
         Endpoint(
@@ -238,7 +241,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "chat",
             "user",
             ok=r.ConversationList,
-            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            raises=_SESSION,
             params=(session_id,),
         ),
         Endpoint(
@@ -248,7 +251,7 @@ def endpoints(tools: ToolCatalogue | None = None) -> list[Endpoint]:
             "chat",
             "user",
             ok=r.Forgotten,
-            raises=(*_USER, errors.ValidationError, errors.NotFoundError, *_BACKEND),
+            raises=_SESSION,
             params=(session_id, CONVERSATION_QUERY),
         ),
         Endpoint(

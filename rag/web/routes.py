@@ -18,6 +18,7 @@ from rag.store.base import FilterValue, SearchMode
 from rag.web import keys
 from rag.web.auth import caller_address, require_admin, require_user
 from rag.web.jsonio import json_response
+from rag.web.params import user_id_param
 from rag.web.schemas import (
     ECHO_CHARS,
     DocumentsRequest,
@@ -28,7 +29,6 @@ from rag.web.schemas import (
     clip,
     read_body,
     read_json_object,
-    user_id_param,
 )
 
 routes = web.RouteTableDef()

@@ -16,7 +16,6 @@ from zoneinfo import available_timezones
 import pydantic
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
-from multidict import MultiMapping
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -28,7 +27,6 @@ from pydantic import (
 )
 
 from connectors.params import whole_numbers
-from rag.chat.sessions import HISTORY_LIMIT, PAGE_TURNS
 from rag.errors import InvalidJSONError, PayloadTooLargeError, ValidationError
 from rag.ingest.documents import check_metadata
 from rag.settings import LimitsSettings
@@ -386,59 +384,6 @@ async def read_json_object(request: web.Request, model: type[BaseModel] | None =
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object of parameters")
     return value
-
-
-def user_id_param(value: str, where: str = "user_id") -> str:
-    """A user id from a query string or path, checked as the ones in bodies are."""
-    try:
-        return USER_ID.validate_python(value, strict=True)
-    except pydantic.ValidationError as exc:
-        errors = [{**e, "loc": (where,)} for e in exc.errors(include_url=False)]
-        raise ValidationError(describe(errors)) from exc
-
-
-def conversation_param(query: MultiMapping[str]) -> str | None:
-    """``?conversation_id=``: one of the user's conversations, checked as in bodies (none: the main one)."""
-    given = query.getall("conversation_id", [])
-    if not given:
-        return None
-    if len(given) > 1:
-        raise ValidationError("conversation_id: given once")
-    try:
-        return CONVERSATION_ID.validate_python(given[0], strict=True)
-    except pydantic.ValidationError as exc:
-        errors = [{**e, "loc": ("conversation_id",)} for e in exc.errors(include_url=False)]
-        raise ValidationError(describe(errors)) from exc
-
-
-# A history page's cursor: a turn's seq, a whole number JavaScript reads exactly.
-MAX_CURSOR = 2**53 - 1
-
-
-def session_page_params(query: MultiMapping[str]) -> tuple[int | None, int]:
-    """GET /v1/sessions/{user_id}'s ``before`` (a turn's seq; none: the latest page) and ``limit``
-    (1 to HISTORY_LIMIT turns, PAGE_TURNS by default), or validation_error naming the parameter."""
-    before = _whole_number(query, "before", 0, MAX_CURSOR, "a turn's seq (the page's `before`)")
-    limit = _whole_number(query, "limit", 1, HISTORY_LIMIT, "a number of turns")
-    return before, PAGE_TURNS if limit is None else limit
-
-
-def _whole_number(query: MultiMapping[str], name: str, low: int, high: int, what: str) -> int | None:
-    given = query.getall(name, [])
-    if not given:
-        return None
-    rule = f"{name}: {what}, a whole number from {low} to {high}"
-    if len(given) > 1:
-        raise ValidationError(f"{rule}, given once")
-    value = given[0]
-    # ASCII digits only (str.isdigit takes "²" and "٣"), and few enough that int() is instant.
-    if (
-        not (value.isascii() and value.isdigit())
-        or len(value) > len(str(high))
-        or not low <= int(value) <= high
-    ):
-        raise ValidationError(f"{rule}; got {value[:32]!r}")
-    return int(value)
 
 
 def describe(errors: list[Any]) -> str:

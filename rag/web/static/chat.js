@@ -411,19 +411,23 @@
   // (null: nothing earlier).
   let drawn = 0, earlier = null;
 
-  /** GET /v1/sessions/{user}, the latest page or the one before turn `before`; throws with its message. */
   /** The token, when there is one, as the API takes it. */
   function authHeaders() {
     return tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
   }
 
-  /** The open conversation's URL under /v1/sessions/{user} (`suffix`: "" or "/trip"), with `query`. */
-  function sessionUrl(suffix, query) {
-    const params = new URLSearchParams(query || {});
-    params.set("conversation_id", conversation);
-    return "v1/sessions/" + encodeURIComponent(userInput.value.trim()) + suffix + "?" + params;
+  /** A URL under /v1/sessions/{user} (`suffix`: "", "/trip" or "/conversations"), with `query`. */
+  function userUrl(suffix, query) {
+    const params = new URLSearchParams(query || {}).toString();
+    return "v1/sessions/" + encodeURIComponent(userInput.value.trim()) + suffix + (params ? "?" + params : "");
   }
 
+  /** The same for a conversation: `id`, else the open one. */
+  function sessionUrl(suffix, query, id) {
+    return userUrl(suffix, { ...query, conversation_id: id || conversation });
+  }
+
+  /** GET /v1/sessions/{user}, the latest page or the one before turn `before`; throws with its message. */
   async function fetchHistory(before, limit) {
     const headers = authHeaders();
     const asked = {};
@@ -556,7 +560,7 @@
     const load = ++listing;
     let body;
     try {
-      const resp = await fetch("v1/sessions/" + encodeURIComponent(userInput.value.trim()) + "/conversations", { headers: authHeaders(), cache: "no-store" });
+      const resp = await fetch(userUrl("/conversations"), { headers: authHeaders(), cache: "no-store" });
       if (!resp.ok) return;
       body = await resp.json();
     } catch {
@@ -590,8 +594,7 @@
   }
 
   async function deleteConversation(id) {
-    const params = new URLSearchParams({ conversation_id: id });
-    const resp = await fetch("v1/sessions/" + encodeURIComponent(userInput.value.trim()) + "?" + params, { method: "DELETE", headers: authHeaders() });
+    const resp = await fetch(sessionUrl("", {}, id), { method: "DELETE", headers: authHeaders() });
     if (!resp.ok) return;
     const li = [...conversationList.children].find((item) => item.dataset.conversation === id);
     if (li) li.remove();

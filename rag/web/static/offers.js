@@ -96,14 +96,28 @@
     button.textContent = "Price " + (down ? "↓" : "↑");
   }
 
+  /** A caption's " · fetched <time>": when the oldest of `items` was fetched (how fresh they are). */
+  function fetchedNote(caption, items) {
+    const fetched = items.map((o) => o.fetched_at).filter(Boolean).sort()[0];
+    if (fetched) caption.append(" · ", window.wayfarerRender.time(fetched, null, "fetched "));
+  }
+
+  /** A table row that is the source the answer cites as [n] (`source`: its number and, for the first row
+   * showing it, the element id the citation links to): marked, focusable, "[n]" before its first cell. */
+  function citedRow(row, firstCell, source) {
+    if (!source) return;
+    row.dataset.n = String(source.n);
+    if (source.id) row.id = source.id;
+    row.tabIndex = -1;  // a citation brings it into view and focus
+    firstCell.prepend(el("span", "source-num", "[" + source.n + "]"), " ");
+  }
+
   /** `offers` as a table; `cited(i)`: the source (n, element id) of the i-th offer, if the answer cites it. */
   function table(kind, offers, cited) {
     const spec = KINDS[kind];
     const t = el("table", "offers " + kind.replace("_", "-"));
     const caption = el("caption", null, spec.title + " (" + offers.length + ")");
-    // How fresh the prices are: when the oldest of them was fetched.
-    const fetched = offers.map((o) => o.fetched_at).filter(Boolean).sort()[0];
-    if (fetched) caption.append(" · ", window.wayfarerRender.time(fetched, null, "fetched "));
+    fetchedNote(caption, offers);
     t.append(caption);
     const head = el("tr");
     for (const name of spec.columns) {
@@ -124,15 +138,8 @@
       const row = el("tr");
       row.dataset.offer = kind;
       row.dataset.price = String(o.price);
-      const source = cited(at);
-      if (source) {
-        row.dataset.n = String(source.n);
-        if (source.id) row.id = source.id;
-        row.tabIndex = -1;  // a citation brings it into view and focus
-      }
       spec.cells(o).forEach((text, i) => {
         const td = el("td", null, text);
-        if (i === 0 && source) td.prepend(el("span", "source-num", "[" + source.n + "]"), " ");
         if (i === 0 && o.sandbox) {
           const badge = el("span", "sandbox", "sandbox");
           badge.title = "synthetic data from the offline sandbox, not a real fare or availability";
@@ -140,6 +147,7 @@
         }
         row.append(td);
       });
+      citedRow(row, row.cells[0], cited(at));
       body.append(row);
     });
     return t;
@@ -171,8 +179,7 @@
     const fig = el("figure", "forecast");
     fig.dataset.forecast = days[0].place;
     const caption = el("figcaption", null, days[0].place + ": the forecast, °C" + (days[0].sandbox ? " (sandbox)" : ""));
-    const fetched = days.map((d) => d.fetched_at).filter(Boolean).sort()[0];
-    if (fetched) caption.append(" · ", window.wayfarerRender.time(fetched, null, "fetched "));
+    fetchedNote(caption, days);
     fig.append(caption);
     const temps = days.flatMap((d) => [d.temperature_min, d.temperature_max]).filter((t) => typeof t === "number");
     const lo = Math.min(...temps, 0), hi = Math.max(...temps, 1);
@@ -204,19 +211,10 @@
     order.forEach(([d, at]) => {
       const row = el("tr");
       row.dataset.day = d.date;
-      const source = cited(at);
-      if (source) {
-        row.dataset.n = String(source.n);
-        if (source.id) row.id = source.id;
-        row.tabIndex = -1;
-      }
       const n = (v, unit) => (typeof v === "number" ? degrees(v) + unit : "—");
       const cells = [d.date, n(d.temperature_min, ""), n(d.temperature_max, ""), n(d.precipitation_probability, "%")];
-      cells.forEach((text, i) => {
-        const td = el("td", null, text);
-        if (i === 0 && source) td.prepend(el("span", "source-num", "[" + source.n + "]"), " ");
-        row.append(td);
-      });
+      cells.forEach((text) => row.append(el("td", null, text)));
+      citedRow(row, row.cells[0], cited(at));
       numbers.append(row);
     });
     fig.append(numbers);
