@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from rag.chat.sessions import Remembered, SessionStore
+from rag.chat.sessions import Parsed, Remembered, SessionStore
 from rag.dialogue.trip import TripState
 from rag.kv.base import KVStore
 from rag.kv.redis import RedisKV
@@ -68,9 +68,9 @@ async def message(store: SessionStore, user: str, text: str) -> None:
 async def test_a_conversation_is_read_from_memory_after_its_first_message(sqlite: Counted) -> None:
     store = SessionStore(sqlite)  # type: ignore[arg-type]
     await message(store, "u", "first")
-    assert sqlite.gets == 2  # the trip and the history, once: a new user's
+    assert sqlite.gets == 3  # the trip and the history's two keys, once: a new user's
     await message(store, "u", "second")
-    assert sqlite.gets == 2
+    assert sqlite.gets == 3
     assert [t["text"] for t in await store.history("u")] == [
         "first",
         "answer to first",
@@ -112,6 +112,17 @@ async def test_memory_is_bounded_by_characters_least_recently_used_first() -> No
     assert len(kept) == 0
 
 
+async def test_a_history_read_again_unchanged_is_not_parsed_again() -> None:
+    parsed = Parsed(chars=20)
+    first = parsed.loads("a", '[{"x": 1}]')
+    assert parsed.loads("a", '[{"x": 1}]') is first  # the same text: the same value, shared
+    changed = parsed.loads("a", '[{"x": 2}]')
+    assert changed == [{"x": 2}] and changed is not first
+    parsed.loads("b", '[{"y": 1}]')
+    parsed.loads("c", '[{"z": 1}]')  # 30 characters held: "a", the least recently used, goes
+    assert parsed.loads("a", '[{"x": 2}]') is not changed
+
+
 @pytest.mark.redis
 async def test_replicas_read_the_store_every_time() -> None:
     url = redis_url()
@@ -125,7 +136,8 @@ async def test_replicas_read_the_store_every_time() -> None:
         assert store.remembered is None
         await message(store, "u", "first")
         await message(store, "u", "second")
-        assert counted.gets == 6  # trip, history for the question, history for the answer; twice
+        # the trip, the history's two keys for the question and again for the answer; twice
+        assert counted.gets == 10
         other = SessionStore(kv)  # another replica's write is seen at once
         await other.save_trip("u", TripState(destination="Oslo"))
         assert (await store.trip("u")).destination == "Oslo"

@@ -277,7 +277,8 @@ async def test_a_question_keeps_its_answers_place_and_no_reader_sees_the_mark(cl
         ("a note", 4),
     ]
     assert not any("answer_seq" in t for t in [*pending, *turns, *await sessions.history(user)])
-    assert "answer_seq" not in (await client.app[keys.KV].get(f"session:{user}:history") or "")
+    for part in ("history", "recent"):
+        assert "answer_seq" not in (await client.app[keys.KV].get(f"session:{user}:{part}") or "")
     # an answer whose place is gone (the history was forgotten meanwhile) is simply the next turn
     late = await sessions.ask(user, "three")
     await sessions.forget(user)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from rag.chat.steps import Turn
@@ -22,6 +23,8 @@ from rag.store.base import Hit
 
 # Seconds the list of guided places is kept before it is read again (documents come and go by upload).
 GUIDES_TTL = 30.0
+# Guides kept whole in memory, the least recently read forgotten first (about 30 kB each).
+GUIDES_KEPT = 64
 
 
 class GuideSearch:
@@ -32,6 +35,7 @@ class GuideSearch:
         self.passages = passages
         self.chunks = chunks
         self._guides: tuple[float, dict[str, str]] | None = None
+        self._read: OrderedDict[str, tuple[str, list[Hit]]] = OrderedDict()  # id -> (content hash, chunks)
 
     async def guides(self) -> dict[str, str]:
         """Every place that has a guide (``norm`` name -> its document's id), read at most every
@@ -75,7 +79,23 @@ class GuideSearch:
         if doc is None:
             return hits
         have = {h.id for h in hits}
-        return hits + [h for h in await self.retriever.document(doc) if h.id not in have]
+        return hits + [h for h in await self.document(doc, hits) if h.id not in have]
+
+    async def document(self, doc: str, hits: Sequence[Hit]) -> list[Hit]:
+        """Every chunk of the guide ``doc``: as read before when the search's ``hits`` show its content
+        unchanged since (each chunk carries its document's content hash), else read now."""
+        now = next((h.payload.get("content_hash") for h in hits if h.payload.get("document_id") == doc), None)
+        kept = self._read.get(doc)
+        if now is not None and kept is not None and kept[0] == now:
+            self._read.move_to_end(doc)
+            return kept[1]
+        chunks = await self.retriever.document(doc)
+        if now is not None and chunks and all(h.payload.get("content_hash") == now for h in chunks):
+            self._read[doc] = (now, chunks)
+            self._read.move_to_end(doc)
+            while len(self._read) > GUIDES_KEPT:
+                self._read.popitem(last=False)
+        return chunks
 
     async def _search(
         self,

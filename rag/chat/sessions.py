@@ -5,6 +5,16 @@ client pages backwards with it (``page``), however many turns are added or trimm
 and its question share an ``id``, so ``id`` cannot be the cursor. Histories stored before ``seq``
 existed are numbered by position when read, and that numbering is stored with their next turn.
 
+A history is two keys: ``history`` holds its turns up to some point, ``recent`` the turns after it
+(RECENT_TURNS at most). A turn is written to ``recent`` alone, a few kilobytes, instead of rewriting the
+whole history (up to HISTORY_LIMIT turns with their sources and results, tens of kilobytes) twice a
+message; once ``recent`` is full, or a turn changes what ``history`` holds, or ``history`` was last
+written more than a tenth of the keeping time ago (so it outlives the last message as the turns after
+it do), the turns are written to ``history``, but for a question still waiting for its answer and what
+follows it, which start ``recent`` again. ``history`` is written first: a write stopped between the two
+leaves turns in both, and each is read once (by ``seq``). Histories stored before ``recent`` existed
+are read as they are.
+
 A question (``ask``) keeps the number after its own for its answer (``answer``), so one user's messages
 at once (two tabs, two replicas, several POSTs) read as each question followed by its own answer, however
 their answers finish; until then the history skips that number.
@@ -34,6 +44,8 @@ from rag.errors import KVUnavailableError
 from rag.kv.base import KVStore
 
 HISTORY_LIMIT = 50
+RECENT_TURNS = 8  # turns kept in a history's ``recent`` key before they join its ``history`` key
+SETTLE_AFTER = 0.1  # of the keeping time: ``history`` is rewritten at least this often while in use
 # A history's writer holds its lock this long at most; others wait up to LOCK_WAIT for it.
 LOCK_TTL = 10.0
 LOCK_WAIT = 15.0
@@ -42,6 +54,8 @@ PAGE_TURNS = 20  # what GET /v1/sessions/{user_id} shows when it is not asked fo
 _KEPT = "answer_seq"
 # Characters of histories and trips a single-process store keeps in memory (Remembered).
 REMEMBERED_CHARS = 16_000_000
+# Characters of histories kept parsed (Parsed): parsed, a history takes several times its text's memory.
+PARSED_CHARS = 2_000_000
 MAIN = "main"  # the conversation of clients that name none
 # Between a user id and a conversation id in a key: a control character, which no user id contains.
 SEP = "\x1f"
@@ -85,6 +99,21 @@ def page(turns: Sequence[dict[str, Any]], before: int | None = None, limit: int 
     return Page(kept, more, kept[0]["seq"] if more else None)
 
 
+def trimmed(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turns a history keeps: its first (it usually sets the trip up) and the latest ones."""
+    return turns if len(turns) <= HISTORY_LIMIT else turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A history as stored: every turn (``numbered``, with the places questions keep for their answers),
+    how many of them its ``history`` key holds, and when that key was written (None: unknown)."""
+
+    turns: list[dict[str, Any]]
+    settled: int
+    since: float | None
+
+
 def conversation_key(user_id: str, conversation: str | None = None) -> str:
     """Where ``user_id``'s ``conversation`` is stored: the main one (or none named) under the user id."""
     return user_id if conversation in (None, MAIN) else f"{user_id}{SEP}{conversation}"
@@ -120,6 +149,37 @@ class Listed:
 
 def _turn(role: str, text: str, extra: dict[str, Any]) -> dict[str, Any]:
     return {"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra}
+
+
+class Parsed:
+    """The histories last read, parsed, by their text: one read again unchanged (the next message of the
+    conversation, from memory or from Redis) is not parsed again. What it returns is shared: never
+    changed by its callers (``numbered`` copies each turn). Bounded by the characters of the texts, the
+    least recently used forgotten first."""
+
+    def __init__(self, chars: int) -> None:
+        self._chars = chars
+        self._held = 0
+        self._values: OrderedDict[str, tuple[str, Any]] = OrderedDict()
+
+    def loads(self, key: str, raw: str) -> Any:
+        kept = self._values.get(key)
+        if kept is not None and kept[0] == raw:
+            self._values.move_to_end(key)
+            return kept[1]
+        value = json.loads(raw)
+        self.forget(key)
+        self._values[key] = (raw, value)
+        self._held += len(raw)
+        while self._held > self._chars and self._values:
+            _, (gone, _) = self._values.popitem(last=False)
+            self._held -= len(gone)
+        return value
+
+    def forget(self, key: str) -> None:
+        kept = self._values.pop(key, None)
+        if kept is not None:
+            self._held -= len(kept[0])
 
 
 class Remembered:
@@ -167,13 +227,20 @@ class SessionStore:
     Writes go to the store first, then to memory. Replicas (Redis) always read the store."""
 
     def __init__(
-        self, kv: KVStore, ttl: float | None = 30 * 86400, *, remembered_chars: int = REMEMBERED_CHARS
+        self,
+        kv: KVStore,
+        ttl: float | None = 30 * 86400,
+        *,
+        remembered_chars: int = REMEMBERED_CHARS,
+        recent_turns: int = RECENT_TURNS,
     ) -> None:
         self._kv = kv
         self._ttl = ttl
+        self._recent_turns = recent_turns
         # One writer per user in this process; the KV lock orders writers across replicas.
         self._local: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.remembered = None if kv.replicated else Remembered(remembered_chars)
+        self._parsed = Parsed(PARSED_CHARS)
         self._changes = 0  # writes begun and ended
 
     async def _get(self, key: str) -> str | None:
@@ -216,9 +283,22 @@ class SessionStore:
         return [{k: v for k, v in t.items() if k != _KEPT} for t in await self._stored(user_id)]
 
     async def _stored(self, user_id: str) -> list[dict[str, Any]]:
-        """The turns as stored: with the places questions keep for their answers."""
+        """The turns kept (``trimmed``), with the places questions keep for their answers."""
+        return trimmed((await self._read(user_id)).turns)
+
+    async def _read(self, user_id: str) -> Stored:
         raw = await self._get(f"session:{user_id}:history")
-        return numbered(json.loads(raw)) if raw else []
+        settled = numbered(self._parsed.loads(user_id, raw)) if raw else []
+        raw_recent = await self._get(f"session:{user_id}:recent")
+        recent = json.loads(raw_recent) if raw_recent else {}
+        last = settled[-1]["seq"] if settled else -1
+        # A turn both keys hold (a write stopped between them) is read once: ``recent`` follows
+        # ``history``, so what it holds at or before the history's last turn is there already.
+        newer = [t for t in recent.get("turns", []) if isinstance(t.get("seq"), int) and t["seq"] > last]
+        if not raw and not raw_recent:  # a new conversation starts in ``recent``
+            return Stored([], 0, time.time())
+        since = recent.get("since")
+        return Stored(settled + newer, len(settled), since if isinstance(since, int | float) else None)
 
     async def page(self, user_id: str, before: int | None = None, limit: int = PAGE_TURNS) -> Page:
         """A page of ``user_id``'s history: see ``page``."""
@@ -243,23 +323,45 @@ class SessionStore:
     ) -> int:
         """Store ``turn`` at ``seq`` if a question kept it, else after every turn and kept place."""
         async with self._writer(user_id):
-            turns = await self._stored(user_id)
+            stored = await self._read(user_id)
+            turns = stored.turns
             kept = {t[_KEPT] for t in turns if isinstance(t.get(_KEPT), int)}
             if seq is None or seq not in kept:
                 seq = max([-1, *(t["seq"] for t in turns), *kept]) + 1
-            for t in turns:
+            changed = len(turns)  # the first turn this write changes
+            for i, t in enumerate(turns):
                 if t.get(_KEPT) == seq:
                     del t[_KEPT]  # the place is taken now
+                    changed = min(changed, i)
             turn = {**turn, "seq": seq}
             if keep:
                 turn[_KEPT] = seq + 1
             place = next((i for i, t in enumerate(turns) if t["seq"] > seq), len(turns))
             turns.insert(place, turn)
-            # Keep the first turn (it usually sets the trip up) and the latest ones.
-            if len(turns) > HISTORY_LIMIT:
-                turns = turns[:1] + turns[-(HISTORY_LIMIT - 1) :]
-            await self._set(f"session:{user_id}:history", json.dumps(turns))
+            changed = min(changed, place)
+            await self._write(user_id, stored, changed)
             return seq
+
+    async def _write(self, user_id: str, stored: Stored, changed: int) -> None:
+        """``stored.turns`` after a change from the ``changed``-th turn on: into ``recent`` alone when the
+        turns ``history`` holds are unchanged, ``recent`` has room and ``history`` is fresh; else the
+        turns (``trimmed``) into ``history`` up to the first question still waiting for its answer, which
+        is about to change again, and the rest into ``recent`` (all into ``history`` if the rest would
+        not fit: a question whose answer never came)."""
+        now = time.time()
+        fresh = stored.since is not None and (
+            self._ttl is None or now - stored.since < self._ttl * SETTLE_AFTER
+        )
+        recent = stored.turns[stored.settled :]
+        if fresh and changed >= stored.settled and len(recent) <= self._recent_turns:
+            await self._set(f"session:{user_id}:recent", json.dumps({"since": stored.since, "turns": recent}))
+            return
+        turns = trimmed(stored.turns)
+        cut = next((i for i, t in enumerate(turns) if _KEPT in t), len(turns))
+        if len(turns) - cut > self._recent_turns:
+            cut = len(turns)
+        await self._set(f"session:{user_id}:history", json.dumps(turns[:cut]))
+        await self._set(f"session:{user_id}:recent", json.dumps({"since": now, "turns": turns[cut:]}))
 
     @asynccontextmanager
     async def _writer(self, user_id: str) -> AsyncIterator[None]:
@@ -297,8 +399,9 @@ class SessionStore:
     async def forget(self, user_id: str) -> bool:
         """Forget a conversation's history and trip (``user_id``: its key, ``conversation_key``)."""
         a = await self._delete(f"session:{user_id}:history")
-        b = await self._delete(f"session:{user_id}:trip")
-        return a or b
+        b = await self._delete(f"session:{user_id}:recent")
+        c = await self._delete(f"session:{user_id}:trip")
+        return a or b or c
 
     # --- a user's conversations -------------------------------------------------------------------
 
