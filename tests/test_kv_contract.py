@@ -205,3 +205,33 @@ async def test_sqlite_deletes_expired_rows(tmp_path: Path) -> None:
     await kv.close()
     rows = sqlite3.connect(tmp_path / "kv.db").execute("SELECT key FROM kv").fetchall()
     assert rows == [("kept",)]
+
+
+async def test_sqlite_operations_queued_together_each_get_their_own_answer(tmp_path: Path) -> None:
+    """Operations that queue while the store's thread is busy run in order and are answered together;
+    each caller gets its own result or error, and a cancelled caller's write still happens."""
+    kv = SQLiteKV(tmp_path / "kv.db")
+    await kv.open()
+    try:
+        order: list[int] = []
+
+        def op(i: int) -> int:
+            order.append(i)
+            if i % 7 == 3:
+                raise KVUnavailableError(f"operation {i} failed")
+            return i * i
+
+        calls = [asyncio.ensure_future(kv._call(lambda i=i: op(i))) for i in range(50)]  # type: ignore[misc]
+        cancelled = asyncio.ensure_future(kv.set("late", "written"))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        assert order == list(range(50))
+        for i, got in enumerate(outcomes):
+            if i % 7 == 3:
+                assert isinstance(got, KVUnavailableError) and str(got) == f"operation {i} failed"
+            else:
+                assert got == i * i
+        assert await kv.get("late") == "written"
+    finally:
+        await kv.close()
