@@ -176,10 +176,10 @@ class ChatService:
             if self._limits is not None:
                 await self._limits.check("chat", conv.user, address)
             today = self.today(timezone)
+            # The question is written to the history while the message is read, not before: the store's
+            # write and the model's work overlap.
             asked = asyncio.ensure_future(self._ask(conv, text, answer_id))
-            await finish(asked)
-            place = asked.result()
-            clock.mark("saved")  # the question in the history
+            asked.add_done_callback(lambda done: done.cancelled() or done.exception())  # if reading fails
             vector = await self._retriever.embed(text)  # one embedding serves retrieval and routing
             clock.mark("embed")
             turn = await self.read_turn(conv.key, text, today, vector)
@@ -188,6 +188,9 @@ class ChatService:
             found = await self.find(turn, vector, conv.user)
             clock.mark("search")
             slot.release()  # the rest waits on providers (and a model), not on this process's cores
+            await finish(asked)
+            place = asked.result()
+            clock.mark("saved")  # the question in the history (what of its write the reading left)
             for call in turn.calls:
                 yield WsProgress(type="progress", tool=call.name, text=self._searching(turn, call.name))
             done = await self.call_tools(turn, conv, clock.left(self._deadline))
@@ -240,9 +243,9 @@ class ChatService:
         asked: asyncio.Future[int] | None,
         said: str,
     ) -> None:
-        """A stopped turn: the question (unless ``asked`` saved it already) and what was said of the
-        answer."""
-        place = asked.result() if asked is not None else await self._ask(conv, text, answer_id)
+        """A stopped turn: the question (unless ``asked`` saves it: once it has) and what was said of
+        the answer."""
+        place = await asked if asked is not None else await self._ask(conv, text, answer_id)
         await self.sessions.answer(conv.key, place, said, cancelled=True, **_with_id(answer_id))
 
     async def read_turn(
