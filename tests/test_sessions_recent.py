@@ -119,7 +119,7 @@ async def test_a_history_written_long_ago_is_written_again_with_the_next_turn(kv
     await store.append("u", "user", "first")
     assert await kv.get("session:u:history") is None  # a new conversation starts in ``recent``
     recent = json.loads(await kv.get("session:u:recent") or "{}")
-    await kv.set("session:u:recent", json.dumps({**recent, "since": time.time() - 11}))  # > a tenth
+    await kv.set("session:u:recent", json.dumps({**recent, "since": time.time() - 11}))  # > a thirtieth
     await SessionStore(kv, ttl=100.0).append("u", "assistant", "second")
     settled = json.loads(await kv.get("session:u:history") or "[]")
     assert [t["text"] for t in settled] == ["first", "second"]

@@ -9,11 +9,10 @@ A history is two keys: ``history`` holds its turns up to some point, ``recent`` 
 (RECENT_TURNS at most). A turn is written to ``recent`` alone, a few kilobytes, instead of rewriting the
 whole history (up to HISTORY_LIMIT turns with their sources and results, tens of kilobytes) twice a
 message; once ``recent`` is full, or a turn changes what ``history`` holds, or ``history`` was last
-written more than a tenth of the keeping time ago (so it outlives the last message as the turns after
-it do), the turns are written to ``history``, but for a question still waiting for its answer and what
-follows it, which start ``recent`` again. ``history`` is written first: a write stopped between the two
-leaves turns in both, and each is read once (by ``seq``). Histories stored before ``recent`` existed
-are read as they are.
+written more than SETTLE_AFTER of the keeping time ago, the turns are written to ``history``, but for a
+question still waiting for its answer and what follows it, which start ``recent`` again. ``recent``
+expires with ``history``, so a conversation expires whole. ``history`` is written first: a write stopped between the two leaves turns in both, and each is
+read once (by ``seq``). Histories stored before ``recent`` existed are read as they are.
 
 A question (``ask``) keeps the number after its own for its answer (``answer``), so one user's messages
 at once (two tabs, two replicas, several POSTs) read as each question followed by its own answer, however
@@ -45,7 +44,9 @@ from rag.kv.base import KVStore
 
 HISTORY_LIMIT = 50
 RECENT_TURNS = 8  # turns kept in a history's ``recent`` key before they join its ``history`` key
-SETTLE_AFTER = 0.1  # of the keeping time: ``history`` is rewritten at least this often while in use
+# Of the keeping time: ``history`` is rewritten at least this often while in use (daily for 30 days),
+# so a conversation is kept at least 29/30 of the keeping time after its last message.
+SETTLE_AFTER = 1 / 30
 # A history's writer holds its lock this long at most; others wait up to LOCK_WAIT for it.
 LOCK_TTL = 10.0
 LOCK_WAIT = 15.0
@@ -254,7 +255,7 @@ class SessionStore:
                 self.remembered.put(key, value, self._ttl)
         return value
 
-    async def _set(self, key: str, value: str, lifetimes: int = 1) -> None:
+    async def _set(self, key: str, value: str, lifetimes: float = 1) -> None:
         """Write ``key`` for ``lifetimes`` times the store's keeping time."""
         ttl = None if self._ttl is None else self._ttl * lifetimes
         async with self._changing(key):
@@ -354,7 +355,11 @@ class SessionStore:
         )
         recent = stored.turns[stored.settled :]
         if fresh and changed >= stored.settled and len(recent) <= self._recent_turns:
-            await self._set(f"session:{user_id}:recent", json.dumps({"since": stored.since, "turns": recent}))
+            # Kept as long as ``history`` is: a conversation expires whole, never its first part alone.
+            assert stored.since is not None
+            left = 1.0 if self._ttl is None else (stored.since + self._ttl - now) / self._ttl
+            value = json.dumps({"since": stored.since, "turns": recent})
+            await self._set(f"session:{user_id}:recent", value, left)
             return
         turns = trimmed(stored.turns)
         cut = next((i for i, t in enumerate(turns) if _KEPT in t), len(turns))
