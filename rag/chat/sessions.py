@@ -349,16 +349,13 @@ class SessionStore:
         turns (``trimmed``) into ``history`` up to the first question still waiting for its answer, which
         is about to change again, and the rest into ``recent`` (all into ``history`` if the rest would
         not fit: a question whose answer never came)."""
-        now = time.time()
-        fresh = stored.since is not None and (
-            self._ttl is None or now - stored.since < self._ttl * SETTLE_AFTER
-        )
+        now, since = time.time(), stored.since
+        fresh = since is not None and (self._ttl is None or now - since < self._ttl * SETTLE_AFTER)
         recent = stored.turns[stored.settled :]
-        if fresh and changed >= stored.settled and len(recent) <= self._recent_turns:
+        if since is not None and fresh and changed >= stored.settled and len(recent) <= self._recent_turns:
             # Kept as long as ``history`` is: a conversation expires whole, never its first part alone.
-            assert stored.since is not None
-            left = 1.0 if self._ttl is None else (stored.since + self._ttl - now) / self._ttl
-            value = json.dumps({"since": stored.since, "turns": recent})
+            left = 1.0 if self._ttl is None else (since + self._ttl - now) / self._ttl
+            value = json.dumps({"since": since, "turns": recent})
             await self._set(f"session:{user_id}:recent", value, left)
             return
         turns = trimmed(stored.turns)
