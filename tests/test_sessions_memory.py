@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from rag.chat.sessions import Parsed, Remembered, SessionStore
+from rag.chat.memory import Parsed, Remembered
+from rag.chat.sessions import SessionStore
 from rag.dialogue.trip import TripState
 from rag.kv.base import KVStore
 from rag.kv.redis import RedisKV

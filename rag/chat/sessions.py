@@ -11,8 +11,9 @@ whole history (up to HISTORY_LIMIT turns with their sources and results, tens of
 message; once ``recent`` is full, or a turn changes what ``history`` holds, or ``history`` was last
 written more than SETTLE_AFTER of the keeping time ago, the turns are written to ``history``, but for a
 question still waiting for its answer and what follows it, which start ``recent`` again. ``recent``
-expires with ``history``, so a conversation expires whole. ``history`` is written first: a write stopped between the two leaves turns in both, and each is
-read once (by ``seq``). Histories stored before ``recent`` existed are read as they are.
+expires with ``history``, so a conversation expires whole. ``history`` is written first: a write stopped
+between the two leaves turns in both, and each is read once (by ``seq``). Histories stored before
+``recent`` existed are read as they are.
 
 A question (``ask``) keeps the number after its own for its answer (``answer``), so one user's messages
 at once (two tabs, two replicas, several POSTs) read as each question followed by its own answer, however
@@ -32,12 +33,12 @@ import json
 import time
 import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from rag.chat.memory import Parsed, Remembered
 from rag.dialogue.trip import TripState
 from rag.errors import KVUnavailableError
 from rag.kv.base import KVStore
@@ -152,75 +153,6 @@ def _turn(role: str, text: str, extra: dict[str, Any]) -> dict[str, Any]:
     return {"role": role, "text": text, "at": dt.datetime.now(dt.UTC).isoformat(), **extra}
 
 
-class Parsed:
-    """The histories last read, parsed, by their text: one read again unchanged (the next message of the
-    conversation, from memory or from Redis) is not parsed again. What it returns is shared: never
-    changed by its callers (``numbered`` copies each turn). Bounded by the characters of the texts, the
-    least recently used forgotten first."""
-
-    def __init__(self, chars: int) -> None:
-        self._chars = chars
-        self._held = 0
-        self._values: OrderedDict[str, tuple[str, Any]] = OrderedDict()
-
-    def loads(self, key: str, raw: str) -> Any:
-        kept = self._values.get(key)
-        if kept is not None and kept[0] == raw:
-            self._values.move_to_end(key)
-            return kept[1]
-        value = json.loads(raw)
-        self.forget(key)
-        self._values[key] = (raw, value)
-        self._held += len(raw)
-        while self._held > self._chars and self._values:
-            _, (gone, _) = self._values.popitem(last=False)
-            self._held -= len(gone)
-        return value
-
-    def forget(self, key: str) -> None:
-        kept = self._values.pop(key, None)
-        if kept is not None:
-            self._held -= len(kept[0])
-
-
-class Remembered:
-    """What this process last read or wrote under a key, the least recently used forgotten first once
-    they hold more than ``chars`` characters; each is kept no longer than the store keeps it."""
-
-    def __init__(self, chars: int) -> None:
-        self._chars = chars
-        self._held = 0
-        self._values: OrderedDict[str, tuple[str | None, float]] = OrderedDict()
-
-    def get(self, key: str) -> tuple[bool, str | None]:
-        """(True, the value, None for none) when remembered, else (False, None)."""
-        kept = self._values.get(key)
-        if kept is None:
-            return False, None
-        if kept[1] <= time.monotonic():
-            self.forget(key)
-            return False, None
-        self._values.move_to_end(key)
-        return True, kept[0]
-
-    def put(self, key: str, value: str | None, ttl: float | None) -> None:
-        self.forget(key)
-        until = time.monotonic() + ttl if ttl is not None else float("inf")
-        self._values[key] = (value, until)
-        self._held += len(value or "")
-        while self._held > self._chars and self._values:
-            old, (gone, _) = self._values.popitem(last=False)
-            self._held -= len(gone or "")
-
-    def forget(self, key: str) -> None:
-        kept = self._values.pop(key, None)
-        if kept is not None:
-            self._held -= len(kept[0] or "")
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-
 class SessionStore:
     """Histories and trips in the KV store. When this process is the store's only user (SQLite: not
     ``replicated``), what it last read or wrote is remembered (``Remembered``), and a message reads its
@@ -289,15 +221,15 @@ class SessionStore:
 
     async def _read(self, user_id: str) -> Stored:
         raw = await self._get(f"session:{user_id}:history")
-        settled = numbered(self._parsed.loads(user_id, raw)) if raw else []
         raw_recent = await self._get(f"session:{user_id}:recent")
+        if not raw and not raw_recent:  # a new conversation starts in ``recent``
+            return Stored([], 0, time.time())
+        settled = numbered(self._parsed.loads(user_id, raw)) if raw else []
         recent = json.loads(raw_recent) if raw_recent else {}
         last = settled[-1]["seq"] if settled else -1
         # A turn both keys hold (a write stopped between them) is read once: ``recent`` follows
         # ``history``, so what it holds at or before the history's last turn is there already.
         newer = [t for t in recent.get("turns", []) if isinstance(t.get("seq"), int) and t["seq"] > last]
-        if not raw and not raw_recent:  # a new conversation starts in ``recent``
-            return Stored([], 0, time.time())
         since = recent.get("since")
         return Stored(settled + newer, len(settled), since if isinstance(since, int | float) else None)
 
@@ -350,9 +282,9 @@ class SessionStore:
         is about to change again, and the rest into ``recent`` (all into ``history`` if the rest would
         not fit: a question whose answer never came)."""
         now, since = time.time(), stored.since
-        fresh = since is not None and (self._ttl is None or now - since < self._ttl * SETTLE_AFTER)
         recent = stored.turns[stored.settled :]
-        if since is not None and fresh and changed >= stored.settled and len(recent) <= self._recent_turns:
+        fresh = since is not None and (self._ttl is None or now - since < self._ttl * SETTLE_AFTER)
+        if fresh and since is not None and changed >= stored.settled and len(recent) <= self._recent_turns:
             # Kept as long as ``history`` is: a conversation expires whole, never its first part alone.
             left = 1.0 if self._ttl is None else (since + self._ttl - now) / self._ttl
             value = json.dumps({"since": since, "turns": recent})
