@@ -112,6 +112,10 @@ class IndexSettings(BaseModel):
     seed_dir: Path = SEED_DIR
     seed_on_start: bool = True
     timeout_seconds: float = Field(10.0, gt=0)
+    # Threads the embedded shard searches one query with (its segments in parallel); 0: one per core.
+    # One costs the least CPU per query (scripts/README.md, "The index's own costs"), which is what a
+    # busy machine runs out of.
+    search_threads: int = Field(1, ge=0, le=64)
 
 
 class KVSettings(BaseModel):

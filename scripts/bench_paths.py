@@ -14,16 +14,23 @@ run for ``--seconds`` by N concurrent clients, the sides interleaved round after
 - knowledge: "What is the best time of year to visit <city>?" through the chat against the same
   question on ``POST /v1/search``.
 
-Each client sends one request after another, each as a new user (so neither side answers a repeat
-from that user's ingested results, and both write every result they get), cycling through the same
-300 searches in the same order. Before the rounds, each of the 300 searches is made once directly, so
-the offers they show are embedded before either side is measured; each side starts once the queue of
-results to write is empty, and the sides take turns going first. Reported per side and concurrency:
-answers per second, p50 and p99 latency as the client sees it, and errors (non-200 answers, chat
-answers that made no tool call or cite nothing); then the chat's throughput as a share of the
-direct path's, and the p50 of each of the chat's steps (its ``timings_ms``). Client and service share
-the cores. ``WAYFARER_LIVE__SHARE_SECONDS=0`` makes every direct call reach the provider: by default an
-identical call answered in the last 30 s is shared, and the direct side then mostly reads a kept answer.
+Each client sends one request after another, each as a new user (never one an earlier round used, so
+neither side answers a repeat from that user's ingested results, and both write every result they
+get), cycling through the same 300 searches in the same order. Before the rounds, each of the 300
+searches is made once directly, so the offers they show are embedded before either side is measured
+and their answers are kept to share for ``--share-seconds`` (default 1800, LiteAPI's terms: the whole
+run), so neither side pays for provider calls that the other side's round then shares; ``0`` sends
+every call of both sides to the provider. Each side starts once the queue of results to write is
+empty, and the sides take turns going first.
+
+Reported per side and concurrency: answers per second, p50 and p99 latency as the client sees it, the
+process's CPU time per answer (from the side's start until the results it queued are written: client,
+service and sandbox share the process, so this is steadier than the throughput, which a stall of the
+index's writes moves), how the service answered the tool calls per answer (provider: the sandbox served
+it; shared: an identical call just answered or in flight; index: the user's own stored results), and
+errors (non-200 answers, chat answers that made no tool call or cite nothing); then the chat's
+throughput and CPU per answer against the direct path's, and the p50 of each of the chat's steps (its
+``timings_ms``). Client and service share the cores.
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ CITIES = [
     "Istanbul",
     "Seoul",
 ]
+ROUND = 100_000  # request numbers per round: each round's users are new (the searches cycle mod 300)
 STEPS: dict[str, list[float]] = {}  # the chat's own timings of each step, by step, while a side runs
 
 
@@ -163,8 +171,32 @@ async def drained(base: str) -> None:
             await asyncio.sleep(0.2)
 
 
-async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[str, Any]:
-    """``users`` clients sending one request after another for ``seconds``; what finished in time."""
+async def tool_outcomes(base: str) -> dict[str, float]:
+    """The service's tool calls so far, by how they were answered (``wayfarer_tool_calls``)."""
+    out: dict[str, float] = {}
+    async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
+        for row in (await resp.text()).splitlines():
+            if row.startswith("wayfarer_tool_calls_total{"):
+                how = row.split('outcome="', 1)[1].split('"', 1)[0]
+                out[how] = out.get(how, 0.0) + float(row.rsplit(" ", 1)[1])
+    return out
+
+
+async def measured_side(base: str, send: Send, users: int, seconds: float, first: int) -> dict[str, Any]:
+    """``run_side``, with the CPU time it cost until its queued results were written, and its tool
+    calls by outcome."""
+    before, cpu = await tool_outcomes(base), time.process_time()
+    r = await run_side(base, send, users, seconds, first)
+    await drained(base)
+    r["cpu"] = time.process_time() - cpu
+    after = await tool_outcomes(base)
+    r["outcomes"] = {k: v - before.get(k, 0.0) for k, v in after.items() if v > before.get(k, 0.0)}
+    return r
+
+
+async def run_side(base: str, send: Send, users: int, seconds: float, first: int = 0) -> dict[str, Any]:
+    """``users`` clients sending one request after another for ``seconds``, each client's requests
+    numbered from ``first``; what finished in time."""
     latencies: list[float] = []
     errors: dict[str, int] = {}
     deadline = time.perf_counter() + seconds
@@ -173,7 +205,7 @@ async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[st
     async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
 
         async def client(user: int) -> None:
-            n = 0
+            n = first
             while time.perf_counter() < deadline:
                 start = time.perf_counter()
                 try:
@@ -194,14 +226,18 @@ async def run_side(base: str, send: Send, users: int, seconds: float) -> dict[st
 def merge(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
     if a is None:
         return b
-    errors = dict(a["errors"])
+    errors, outcomes = dict(a["errors"]), dict(a["outcomes"])
     for k, v in b["errors"].items():
         errors[k] = errors.get(k, 0) + v
+    for k, v in b["outcomes"].items():
+        outcomes[k] = outcomes.get(k, 0.0) + v
     return {
         "n": a["n"] + b["n"],
         "seconds": a["seconds"] + b["seconds"],
         "latencies": a["latencies"] + b["latencies"],
         "errors": errors,
+        "cpu": a["cpu"] + b["cpu"],
+        "outcomes": outcomes,
     }
 
 
@@ -210,15 +246,18 @@ def line(name: str, users: int, r: dict[str, Any]) -> str:
     rate = r["n"] / r["seconds"] if r["seconds"] else 0.0
     errs = sum(r["errors"].values())
     shown = ", ".join(f"{k} {v}" for k, v in sorted(r["errors"].items())) if errs else "0"
+    per = r["n"] or 1
+    calls = ", ".join(f"{k} {v / per:.2f}" for k, v in sorted(r["outcomes"].items())) or "-"
     return (
         f"| {name} | {users} | {r['n']} | {rate:.1f} | {percentile(lat, 0.5):.0f} | "
-        f"{percentile(lat, 0.99):.0f} | {shown} |"
+        f"{percentile(lat, 0.99):.0f} | {1000 * r['cpu'] / per:.1f} | {calls} | {shown} |"
     )
 
 
 async def main(args: argparse.Namespace) -> None:
     pairs = {k: PAIRS[k] for k in args.only.split(",")}
-    async with seeded_service(CACHE, SETTINGS) as base:
+    settings = {**SETTINGS, "WAYFARER_LIVE__SHARE_SECONDS": str(args.share_seconds)}
+    async with seeded_service(CACHE, settings) as base:
         chat_log = logging.getLogger("rag.chat.service")
         chat_log.setLevel(logging.INFO)
         chat_log.propagate = False
@@ -231,9 +270,12 @@ async def main(args: argparse.Namespace) -> None:
         await warm(base)
         STEPS.clear()
         steps: list[str] = []
-        print("| side | users | answers | answers/s | p50 ms | p99 ms | errors |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print(
+            "| side | users | answers | answers/s | p50 ms | p99 ms | CPU ms per answer | tool calls per answer | errors |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         ratios: list[str] = []
+        rounds = 0
         for users in [int(u) for u in args.users.split(",")]:
             for kind, ((chat_name, chat), (direct_name, direct)) in pairs.items():
                 sides = [(chat_name, chat), (direct_name, direct)]
@@ -241,9 +283,11 @@ async def main(args: argparse.Namespace) -> None:
                     sides = [sides[0] if args.side == "chat" else sides[1]]
                 sums: dict[str, dict[str, Any] | None] = {name: None for name, _ in sides}
                 for n in range(args.rounds):
+                    rounds += 1  # new user ids each round (both sides of a round the same searches)
                     for name, send in sides if n % 2 == 0 else sides[::-1]:  # each side first in turn
                         await drained(base)
-                        sums[name] = merge(sums[name], await run_side(base, send, users, args.seconds))
+                        r = await measured_side(base, send, users, args.seconds, ROUND * rounds)
+                        sums[name] = merge(sums[name], r)
                 if args.side != "direct":
                     steps.append(f"{kind} at {users} users, the chat's steps (p50 ms): {steps_line()}")
                 for name, r in sums.items():
@@ -253,7 +297,11 @@ async def main(args: argparse.Namespace) -> None:
                     a, b = sums[chat_name], sums[direct_name]
                     assert a is not None and b is not None
                     share = (a["n"] / a["seconds"]) / max(1e-9, b["n"] / b["seconds"])
-                    ratios.append(f"{kind} at {users} users: chat {share:.2f}x the direct path")
+                    cost = (a["cpu"] / max(1, a["n"])) / max(1e-9, b["cpu"] / max(1, b["n"]))
+                    ratios.append(
+                        f"{kind} at {users} users: chat {share:.2f}x the direct path's throughput, "
+                        f"{cost:.2f}x its CPU per answer"
+                    )
         print()
         print("\n".join(ratios))
         print("\n".join(steps))
@@ -275,6 +323,12 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=10.0, help="each side's time per round")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per concurrency")
     parser.add_argument("--only", default="tool,knowledge", help="which pairs: tool, knowledge")
+    parser.add_argument(
+        "--share-seconds",
+        type=float,
+        default=1800.0,
+        help="how long an identical provider call's answer is shared (0: every call reaches the provider)",
+    )
     parser.add_argument(
         "--side", default="both", choices=["both", "chat", "direct"], help="one side alone: to profile it"
     )

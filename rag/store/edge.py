@@ -67,8 +67,12 @@ class EdgeStore:
         rrf_k: int,
         prefetch_limit: int,
         compact_every: int = COMPACT_EVERY,
+        *,
+        search_threads: int = 1,
     ) -> None:
+        """``search_threads``: threads one query searches the shard's segments with (0: one per core)."""
         self._root = path
+        self._search_threads = search_threads
         self._dir = path / collection
         self._dimension = dimension
         self.rrf_k = rrf_k
@@ -117,6 +121,8 @@ class EdgeStore:
                 )
             },
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            # Given every time: a shard keeps the value it was last opened with.
+            max_search_threads=self._search_threads or os.cpu_count() or 1,
         )
         if (self._dir / "edge_config.json").exists():
             shard = qe.EdgeShard.load(str(self._dir), config)

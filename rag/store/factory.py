@@ -29,5 +29,10 @@ def create_store(
 
     directory = name if generation else current_directory(settings.index_path, name)
     return EdgeStore(
-        settings.index_path, directory, dimension, settings.index.rrf_k, settings.index.prefetch_limit
+        settings.index_path,
+        directory,
+        dimension,
+        settings.index.rrf_k,
+        settings.index.prefetch_limit,
+        search_threads=settings.index.search_threads,
     )
