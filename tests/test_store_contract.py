@@ -184,6 +184,18 @@ class StoreContract:
         assert {"mine", "shared", "paris"} <= ids and "theirs" not in ids
         assert await store.count(Filter(scope=("*",))) == 5
 
+    async def test_no_scope_is_the_documents_alone(self, store: VectorStore) -> None:
+        """``scope=()``: the points without a user_scope, whoever's results the others are."""
+        results = [
+            point(f"r-{who}", 0, "Paris hotel offer", user_scope=who, kind="hotel_offer", source="live")
+            for who in ("alice", "bob", "anonymous")
+        ]
+        await store.upsert([*DOCS, *results])
+        hits = await store.search(axis(0), BM25.encode_query("Paris hotel"), 10, Filter(scope=()))
+        assert {h.payload["document_id"] for h in hits} == {"paris", "tokyo", "rome", "lisbon"}
+        assert await store.count(Filter(scope=())) == 4
+        assert await store.count(Filter(scope=("bob",))) == 5
+
     async def test_delete_and_delete_where(self, store: VectorStore) -> None:
         await store.upsert(DOCS)
         await store.delete([DOCS[0].id])
@@ -267,6 +279,28 @@ class TestEdgeStore(StoreContract):
         # 7,500 points of 2 KB passed through: without compaction the segments keep all of them (the
         # write-ahead log is bounded by its own segment files once flushed).
         assert sizes[-1] <= sizes[0] * 1.5, sizes
+
+    @pytest.mark.parametrize(("threshold_kb", "graphs"), [(0, False), (1, True)])
+    async def test_a_search_graph_only_past_a_threshold(
+        self, tmp_path: Path, threshold_kb: int, graphs: bool
+    ) -> None:
+        """By default (0) an optimisation builds no search graph, however large a segment; with a
+        threshold, a segment past it gets one."""
+        store = EdgeStore(
+            tmp_path / "i", "c", DIM, 60, 20, compact_every=100, graph_threshold_kb=threshold_kb
+        )
+        await store.open()
+        try:
+            await store.upsert([point(f"p{i}", i, f"text {i}") for i in range(400)])  # 12.5 KB of vectors
+            assert store.compactions >= 1
+            built = list((tmp_path / "i" / "c" / "segments").glob("*/vector_index-*/graph.bin"))
+            assert bool(built) is graphs, built
+            hits = await store.search(axis(3), None, 4, Filter(), "dense")
+            assert len(hits) == 4 and all(
+                h.payload["document_id"] in {f"p{i}" for i in range(3, 400, 8)} for h in hits
+            )
+        finally:
+            await store.close()
 
     async def test_a_bulk_load_optimises_once_at_its_end(self, tmp_path: Path) -> None:
         """A seeding run builds the search graph once, not every ``compact_every`` points as it grows."""

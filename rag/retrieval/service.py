@@ -123,15 +123,11 @@ class Retriever:
         mode = mode or self.mode
         dense = vector if vector is not None else await self.embed(query)
         sparse = self._sparse.encode_query(query) if mode != "dense" else None
-        exclude: dict[str, FilterValue] = {}
-        scope: tuple[str, ...] | None = None
-        if documents_only or not user_id:
-            exclude["source"] = LIVE_SOURCE
-        else:
-            scope = (user_id,)
+        # Documents alone: points without a user_scope, which an index can find by its payload index (a
+        # "not a tool result" exclusion would check every point); or those and the user's own results.
+        scope: tuple[str, ...] = () if documents_only or not user_id else (user_id,)
         flt = Filter(
             equals=dict(equals or {}),
-            exclude=exclude,
             fresh_at=time.time() if now is None else now,
             scope=scope,
             places=tuple(dict.fromkeys(norm(p) for p in places if p.strip())),

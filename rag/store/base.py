@@ -43,7 +43,8 @@ class Filter:
     exclude: Mapping[str, FilterValue | Sequence[FilterValue]] = field(default_factory=dict)
     fresh_at: float | None = None
     expired_at: float | None = None  # only points with valid_until before this (for purging)
-    # Only points without a user_scope (documents) or with one of these (a user's own live results).
+    # Only points without a user_scope (documents) or with one of these (a user's own live results);
+    # ``()``: documents alone (every stored tool result has a user_scope, anonymous calls included).
     scope: tuple[str, ...] | None = None
     # Place focus: points about one of these cities (``city_norm``) or countries (``country_code``),
     # or about no one city (topic documents). Both empty: no restriction.

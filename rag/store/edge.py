@@ -33,6 +33,8 @@ from rag.store.base import (
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# A segment's vectors never reach this many kilobytes (a terabyte): no search graph is ever built.
+NO_GRAPH_KB = 1_000_000_000
 COMPACT_EVERY = 2_000  # points written or deleted between two compactions, at least (see EdgeStore)
 COMPACT_SHARE = 4  # and at least a quarter of the points the index held at the last one
 
@@ -49,14 +51,18 @@ class EdgeStore:
     store flushes (which truncates the log), and when as many points as a quarter of the index have
     changed since the last optimisation (so a growing index is optimised a number of times that grows
     with the log of its size, not with its size) it also optimises (which vacuums segments whose
-    deleted share passed Qdrant's threshold, and builds the HNSW graph of a segment past Qdrant's indexing
-    threshold: between 6,000 and 8,000 of this model's vectors). Writes wait for it, and so does
-    everything else in the process: Edge holds Python's lock while it optimises (36 to 138 s for a
-    compaction that builds a graph, past 8,000 points on two busy cores).
+    deleted share passed Qdrant's threshold, and merges segments). Writes wait for it, and so does
+    everything else in the process: Edge holds Python's lock while it optimises.
+
+    That is why, by default, no segment gets an HNSW search graph (``graph_threshold_kb`` 0): a graph
+    build is most of an optimisation's time (8 to 28 s past 40,000 points, when a segment past the
+    threshold merges into a larger one; 0.1 s without graphs), and every search here is filtered, on
+    the payload indexes, to the documents or a user's own results, which an exact search scores as
+    fast at this scale. With a threshold, a segment past it gets a graph when it is optimised.
 
     During a bulk load (``bulk``: a seeding run) the store only flushes, so the log stays short, and
-    optimises once when the last bulk load ends: one graph build instead of one every few thousand
-    points. A bulk load cut short leaves the optimisation to the next write.
+    optimises once when the last bulk load ends: one graph build (with a threshold) instead of one
+    every few thousand points. A bulk load cut short leaves the optimisation to the next write.
     """
 
     def __init__(
@@ -69,10 +75,14 @@ class EdgeStore:
         compact_every: int = COMPACT_EVERY,
         *,
         search_threads: int = 1,
+        graph_threshold_kb: int = 0,
     ) -> None:
-        """``search_threads``: threads one query searches the shard's segments with (0: one per core)."""
+        """``search_threads``: threads one query searches the shard's segments with (0: one per core);
+        ``graph_threshold_kb``: the vector kilobytes past which a segment gets a search graph (0: never;
+        rag.settings IndexSettings says why)."""
         self._root = path
         self._search_threads = search_threads
+        self._graph_threshold_kb = graph_threshold_kb
         self._dir = path / collection
         self._dimension = dimension
         self.rrf_k = rrf_k
@@ -121,8 +131,9 @@ class EdgeStore:
                 )
             },
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            # Given every time: a shard keeps the value it was last opened with.
+            # Given every time: a shard keeps the values it was last opened with.
             max_search_threads=self._search_threads or os.cpu_count() or 1,
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self._graph_threshold_kb or NO_GRAPH_KB),
         )
         if (self._dir / "edge_config.json").exists():
             shard = qe.EdgeShard.load(str(self._dir), config)
@@ -378,7 +389,9 @@ def _filter(flt: Filter) -> qe.Filter:
         must_not.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.fresh_at)))
     if flt.expired_at is not None:
         must.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lt=flt.expired_at)))
-    if flt.scope is not None:
+    if flt.scope == ():
+        must.append(qe.IsEmptyCondition("user_scope"))
+    elif flt.scope is not None:
         must.append(
             qe.Filter(
                 should=[

@@ -35,4 +35,5 @@ def create_store(
         settings.index.rrf_k,
         settings.index.prefetch_limit,
         search_threads=settings.index.search_threads,
+        graph_threshold_kb=settings.index.graph_threshold_kb,
     )

@@ -275,7 +275,9 @@ def _filter(flt: Filter) -> models.Filter:
         must_not.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.fresh_at)))
     if flt.expired_at is not None:
         must.append(models.FieldCondition(key="valid_until", range=models.Range(lt=flt.expired_at)))
-    if flt.scope is not None:
+    if flt.scope == ():
+        must.append(models.IsEmptyCondition(is_empty=models.PayloadField(key="user_scope")))
+    elif flt.scope is not None:
         must.append(
             models.Filter(
                 should=[
