@@ -16,8 +16,6 @@ from rag.store.base import Filter, FilterValue, Hit, SearchMode, VectorStore
 
 # What document fusion reads of each candidate.
 ID_FIELDS = ("document_id", "chunk_count")
-# The payload ``source`` of stored tool results (rag.live.ingest writes them).
-LIVE_SOURCE = "live"
 
 
 class Retriever:
@@ -81,7 +79,7 @@ class Retriever:
     async def guides(self, most: int = 20_000) -> dict[str, str]:
         """Every place that has a guide: its ``norm`` name -> its document's id (documents only, never a
         stored tool result; of several documents about one place, the first by id)."""
-        flt = Filter(equals={"chunk_index": 0}, exclude={"source": LIVE_SOURCE})
+        flt = Filter(equals={"chunk_index": 0}, scope=())
         hits, _ = await self._store.scroll(flt, most)
         found: dict[str, str] = {}
         for h in sorted(hits, key=lambda h: str(h.payload.get("document_id", ""))):
