@@ -118,7 +118,7 @@ class IndexSettings(BaseModel):
     search_threads: int = Field(1, ge=0, le=64)
     # Kilobytes of vectors a segment of the embedded index must hold to get an HNSW search graph (Edge's
     # indexing_threshold; a 384-dimension vector is 1.5 KB); 0: never. Edge builds a graph holding
-    # Python's lock, so the whole service stops meanwhile (8 to 28 s per build past 40k points), and tool
+    # Python's lock, so the whole service stops meanwhile (10 to 35 s per build past 40k points), and tool
     # results written all day would set one off every few thousand; every search here is filtered (the
     # documents, a user's own results), and a filtered exact search is as fast at this scale (scripts/
     # README.md, "The index's own costs"). A large corpus on the embedded index may want one (10000 is

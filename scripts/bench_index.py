@@ -4,8 +4,8 @@ buys: how long optimising stops the whole process, and a filtered query's CPU wi
     python scripts/bench_index.py [--points 48000] [--documents 5000] [--add 7000] [--rounds 2]
                                   [--threads 1,2,4] [--graph-kb 10000,0]
 
-A Qdrant Edge shard with one cosine vector of 384 dimensions, mapped from disk (as rag.store.edge
-opens it), and the payload indexes the service filters on, holding ``--points`` random unit vectors
+A Qdrant Edge shard configured as rag.store.edge configures it (``shard_config``), with the payload
+indexes the service filters on, holding ``--points`` random unit vectors
 (fixed seed): ``--documents`` of them documents, the rest tool results of 2,000 users (``user_scope``,
 ``source`` "live", a ``valid_until``). Random vectors are not text embeddings: what is measured is the
 engine's work, which depends on how many vectors there are and which ones a filter keeps, not on what
@@ -44,8 +44,8 @@ import qdrant_edge as qe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag.store.base import Filter  # noqa: E402
-from rag.store.edge import NO_GRAPH_KB, _filter  # noqa: E402
+from rag.store.base import DENSE, Filter  # noqa: E402
+from rag.store.edge import _filter, shard_config  # noqa: E402
 
 DIM = 384
 USERS = 2000
@@ -53,11 +53,7 @@ VALID_UNTIL = 4e9  # far ahead: nothing expires while measured
 
 
 def config(threads: int, graph_kb: int) -> qe.EdgeConfig:
-    return qe.EdgeConfig(
-        vectors={"": qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine, memory=qe.Memory.Cold)},
-        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=graph_kb or NO_GRAPH_KB),
-        max_search_threads=threads,
-    )
+    return shard_config(DIM, threads, graph_kb)
 
 
 def shard(path: str, threads: int, graph_kb: int) -> qe.EdgeShard:
@@ -78,13 +74,13 @@ def fill(s: qe.EdgeShard, rng: np.random.Generator, n: int, documents: int = 0) 
                 payload: dict[str, object] = {"source": "seed", "valid_until": VALID_UNTIL}
             else:
                 payload = {"source": "live", "user_scope": f"u{i % USERS}", "valid_until": VALID_UNTIL}
-            points.append(qe.Point(str(uuid.uuid4()), {"": v.tolist()}, payload))
+            points.append(qe.Point(str(uuid.uuid4()), {DENSE: v.tolist()}, payload))
         s.update(qe.UpdateOperation.upsert_points(points))
 
 
 def query_cpu_ms(s: qe.EdgeShard, rng: np.random.Generator, flt: Filter, n: int = 200) -> float:
     q = rng.standard_normal(DIM).astype(np.float32).tolist()
-    request = qe.QueryRequest(query=qe.Query.Nearest(q, using=""), limit=10, filter=_filter(flt))
+    request = qe.QueryRequest(query=qe.Query.Nearest(q, using=DENSE), limit=10, filter=_filter(flt))
     for _ in range(20):
         s.query(request)
     began = time.process_time()

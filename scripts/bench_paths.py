@@ -158,27 +158,28 @@ async def warm(base: str) -> None:
     await drained(base)
 
 
+async def metric_rows(base: str, *prefixes: str) -> list[str]:
+    """The rows of the service's ``/metrics`` that start with one of ``prefixes``."""
+    async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
+        return [row for row in (await resp.text()).splitlines() if row.startswith(prefixes)]
+
+
 async def drained(base: str) -> None:
     """Until the queue of results to write is empty, so each side starts as the first did and does
     not pay for the writes the side before it left behind."""
-    async with aiohttp.ClientSession() as session:
-        while True:
-            async with session.get(f"{base}/metrics") as resp:
-                text = await resp.text()
-            queued = [ln for ln in text.splitlines() if ln.startswith("wayfarer_live_queue_calls ")]
-            if not queued or float(queued[0].split()[1]) == 0:
-                return
-            await asyncio.sleep(0.2)
+    while True:
+        queued = await metric_rows(base, "wayfarer_live_queue_calls ")
+        if not queued or float(queued[0].split()[1]) == 0:
+            return
+        await asyncio.sleep(0.2)
 
 
 async def tool_outcomes(base: str) -> dict[str, float]:
     """The service's tool calls so far, by how they were answered (``wayfarer_tool_calls``)."""
     out: dict[str, float] = {}
-    async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
-        for row in (await resp.text()).splitlines():
-            if row.startswith("wayfarer_tool_calls_total{"):
-                how = row.split('outcome="', 1)[1].split('"', 1)[0]
-                out[how] = out.get(how, 0.0) + float(row.rsplit(" ", 1)[1])
+    for row in await metric_rows(base, "wayfarer_tool_calls_total{"):
+        how = row.split('outcome="', 1)[1].split('"', 1)[0]
+        out[how] = out.get(how, 0.0) + float(row.rsplit(" ", 1)[1])
     return out
 
 
@@ -286,18 +287,18 @@ async def main(args: argparse.Namespace) -> None:
                     rounds += 1  # new user ids each round (both sides of a round the same searches)
                     for name, send in sides if n % 2 == 0 else sides[::-1]:  # each side first in turn
                         await drained(base)
-                        r = await measured_side(base, send, users, args.seconds, ROUND * rounds)
-                        sums[name] = merge(sums[name], r)
+                        side = await measured_side(base, send, users, args.seconds, ROUND * rounds)
+                        sums[name] = merge(sums[name], side)
                 if args.side != "direct":
                     steps.append(f"{kind} at {users} users, the chat's steps (p50 ms): {steps_line()}")
                 for name, r in sums.items():
                     assert r is not None
                     print(line(name, users, r), flush=True)
                 if args.side == "both":
-                    a, b = sums[chat_name], sums[direct_name]
-                    assert a is not None and b is not None
-                    share = (a["n"] / a["seconds"]) / max(1e-9, b["n"] / b["seconds"])
-                    cost = (a["cpu"] / max(1, a["n"])) / max(1e-9, b["cpu"] / max(1, b["n"]))
+                    c, d = sums[chat_name], sums[direct_name]
+                    assert c is not None and d is not None
+                    share = (c["n"] / c["seconds"]) / max(1e-9, d["n"] / d["seconds"])
+                    cost = (c["cpu"] / max(1, c["n"])) / max(1e-9, d["cpu"] / max(1, d["n"]))
                     ratios.append(
                         f"{kind} at {users} users: chat {share:.2f}x the direct path's throughput, "
                         f"{cost:.2f}x its CPU per answer"
@@ -305,12 +306,7 @@ async def main(args: argparse.Namespace) -> None:
         print()
         print("\n".join(ratios))
         print("\n".join(steps))
-        async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
-            shown = [
-                line
-                for line in (await resp.text()).splitlines()
-                if line.startswith(("wayfarer_live_vectors_total", "wayfarer_live_queue_full_total"))
-            ]
+        shown = await metric_rows(base, "wayfarer_live_vectors_total", "wayfarer_live_queue_full_total")
         print("ingestion:", "; ".join(shown))
         print(f"RSS {rss0:.0f} -> {current_rss_mib():.0f} MiB")
 

@@ -283,8 +283,12 @@ class SessionStore:
         not fit: a question whose answer never came)."""
         now, since = time.time(), stored.since
         recent = stored.turns[stored.settled :]
-        fresh = since is not None and (self._ttl is None or now - since < self._ttl * SETTLE_AFTER)
-        if fresh and since is not None and changed >= stored.settled and len(recent) <= self._recent_turns:
+        if (
+            since is not None
+            and (self._ttl is None or now - since < self._ttl * SETTLE_AFTER)  # ``history`` is fresh
+            and changed >= stored.settled
+            and len(recent) <= self._recent_turns
+        ):
             # Kept as long as ``history`` is: a conversation expires whole, never its first part alone.
             left = 1.0 if self._ttl is None else (since + self._ttl - now) / self._ttl
             value = json.dumps({"since": since, "turns": recent})

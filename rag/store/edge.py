@@ -55,7 +55,7 @@ class EdgeStore:
     everything else in the process: Edge holds Python's lock while it optimises.
 
     That is why, by default, no segment gets an HNSW search graph (``graph_threshold_kb`` 0): a graph
-    build is most of an optimisation's time (8 to 28 s past 40,000 points, when a segment past the
+    build is most of an optimisation's time (10 to 35 s past 40,000 points, when a segment past the
     threshold merges into a larger one; 0.1 s without graphs), and every search here is filtered, on
     the payload indexes, to the documents or a user's own results, which an exact search scores as
     fast at this scale. With a threshold, a segment past it gets a graph when it is optimised.
@@ -120,21 +120,7 @@ class EdgeStore:
             raise IndexUnavailableError(f"cannot open the index at {self._dir}: {exc}") from exc
 
     def _open_sync(self) -> Any:
-        # Each segment's dense vectors are mapped from disk (the page cache keeps what searches touch)
-        # rather than held in RAM: Edge's default fills a 32 MiB chunk a segment however few points it
-        # has. An existing shard keeps its segments as they are until the optimiser rewrites them.
-        # See scripts/README.md, "Memory over a long soak".
-        config = qe.EdgeConfig(
-            vectors={
-                DENSE: qe.EdgeVectorParams(
-                    size=self._dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold
-                )
-            },
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            # Given every time: a shard keeps the values it was last opened with.
-            max_search_threads=self._search_threads or os.cpu_count() or 1,
-            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self._graph_threshold_kb or NO_GRAPH_KB),
-        )
+        config = shard_config(self._dimension, self._search_threads, self._graph_threshold_kb)
         if (self._dir / "edge_config.json").exists():
             shard = qe.EdgeShard.load(str(self._dir), config)
         else:
@@ -370,6 +356,23 @@ def _vectors(p: Point) -> dict[str, Any]:
     if p.sparse is not None and p.sparse.indices:
         vectors[SPARSE] = qe.SparseVector(p.sparse.indices, p.sparse.values)
     return vectors
+
+
+def shard_config(dimension: int, search_threads: int, graph_threshold_kb: int) -> qe.EdgeConfig:
+    """The shard's configuration, given every time it opens (a shard keeps the values it was last
+    opened with). Each segment's dense vectors are mapped from disk (the page cache keeps what searches
+    touch) rather than held in RAM: Edge's default fills a 32 MiB chunk a segment however few points it
+    has; an existing shard keeps its segments as they are until the optimiser rewrites them (see
+    scripts/README.md, "Memory over a long soak"). ``search_threads`` 0: one per core;
+    ``graph_threshold_kb`` 0: no search graph (EdgeStore says why)."""
+    return qe.EdgeConfig(
+        vectors={
+            DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine, memory=qe.Memory.Cold)
+        },
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        max_search_threads=search_threads or os.cpu_count() or 1,
+        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=graph_threshold_kb or NO_GRAPH_KB),
+    )
 
 
 def _filter(flt: Filter) -> qe.Filter:
