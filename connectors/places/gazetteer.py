@@ -68,10 +68,23 @@ def read_yaml(path: Path) -> Any:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+# Names are folded over and over (the catalogue's, the tools' nouns, a message's words: over a hundred
+# a message); short ones are kept folded, which a long message cannot fill with its own text.
+FOLDED_KEPT = 4096
+FOLD_KEPT_CHARS = 64
+
+
 def fold(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a name: "São Paulo" -> "sao paulo" (the one
     accent folding, connectors.text.fold, with hyphens, dots and apostrophes made spaces or dropped)."""
+    return _fold_kept(text) if len(text) <= FOLD_KEPT_CHARS else _fold(text)
+
+
+def _fold(text: str) -> str:
     return " ".join(fold_accents(text).translate(_PUNCT).split())
+
+
+_fold_kept = lru_cache(maxsize=FOLDED_KEPT)(_fold)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from connectors.models import (
     Activity,
@@ -106,7 +106,11 @@ class ChatToolCall(BaseModel):
 
 
 class ChatAnswer(Event):
-    """The complete answer (also the last WebSocket frame of an answer)."""
+    """The complete answer (also the last WebSocket frame of an answer). Made once, whole: its frame,
+    which the history and the reply both need, is made once too (and must not be changed)."""
+
+    model_config = ConfigDict(frozen=True)
+    _frame: Frame | None = PrivateAttr(None)
 
     type: Literal["response"]
     id: str | None = Field(
@@ -123,6 +127,11 @@ class ChatAnswer(Event):
         description="Sent again for a resume, from the conversation's history",
         exclude_if=_false,
     )
+
+    def frame(self) -> Frame:
+        if self._frame is None:
+            self._frame = super().frame()
+        return self._frame
 
 
 class WsChunk(Event):

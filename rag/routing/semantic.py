@@ -30,6 +30,15 @@ class SemanticRouter:
             name: _normalize(np.asarray(vectors, dtype=np.float32)) for name, vectors in routes.items()
         }
         self._k = k
+        # Every route's examples in one matrix, and each route's columns of it padded to the largest
+        # route's count with a column that scores -inf: one product and one sort score all routes.
+        ends = np.cumsum([len(m) for m in self._matrices.values()])
+        self._all = np.vstack(list(self._matrices.values())) if self._names else np.zeros((0, 1), np.float32)
+        widest = max((len(m) for m in self._matrices.values()), default=0)
+        self._columns = np.full((len(self._names), widest), len(self._all), dtype=np.intp)
+        for row, (end, m) in enumerate(zip(ends, self._matrices.values(), strict=True)):
+            self._columns[row, : len(m)] = np.arange(end - len(m), end)
+        self._ks = np.array([min(k, len(m)) for m in self._matrices.values()])
         self.classifier = classifier
 
     @property
@@ -39,17 +48,22 @@ class SemanticRouter:
     def scores(self, vectors: Sequence[Sequence[float]]) -> dict[str, float]:
         """Per route, the best score over ``vectors`` (the message and its clauses)."""
         q = _normalize(np.asarray(vectors, dtype=np.float32))
-        out: dict[str, float] = {}
-        for name, matrix in self._matrices.items():
-            sims = q @ matrix.T  # (n_vectors, n_examples)
-            k = min(self._k, sims.shape[1])
-            top = np.sort(sims, axis=1)[:, -k:]
-            out[name] = float(top.mean(axis=1).max())
-        return out
+        if not self._names or (self._ks != self._k).any():  # a route with fewer than k examples
+            return {name: _best(q @ matrix.T, self._k) for name, matrix in self._matrices.items()}
+        sims = np.concatenate([q @ self._all.T, np.full((len(q), 1), -np.inf, np.float32)], axis=1)
+        top = np.sort(sims[:, self._columns], axis=2)[:, :, -self._k :]  # (vectors, routes, k)
+        best = top.mean(axis=2).max(axis=0)
+        return dict(zip(self._names, best.tolist(), strict=True))
 
     def classify(self, vectors: Sequence[Sequence[float]]) -> Classification | None:
         """The classifier's probabilities over ``vectors`` (the message first), or None without one."""
         return self.classifier.classify(vectors) if self.classifier is not None else None
+
+
+def _best(sims: np.ndarray, k: int) -> float:
+    """The mean of the ``k`` best of each vector's similarities (its row), at best over the vectors."""
+    top = np.sort(sims, axis=1)[:, -min(k, sims.shape[1]) :]
+    return float(top.mean(axis=1).max())
 
 
 def _normalize(m: np.ndarray) -> np.ndarray:
