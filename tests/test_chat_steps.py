@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
+from pydantic import ValidationError
 
 from rag.chat.events import ChatAnswer, ChatToolCall, WsCancelled, WsChunk
 from rag.chat.outcomes import RESULTS_SHOWN, ToolResults, tool_results
@@ -164,3 +165,7 @@ async def test_frames_carry_only_what_they_say() -> None:
     assert "error" not in made.model_dump(mode="json")  # a call that went out has no error key
     again = ChatAnswer.model_validate({**frame, "id": "a1", "redelivered": True}).frame()
     assert again == {**frame, "id": "a1", "redelivered": True}
+    # The history and the reply share one frame, made once: the answer it stands for cannot change.
+    assert answer.frame() is frame
+    with pytest.raises(ValidationError):
+        answer.text = "Somewhere else"  # type: ignore[misc]

@@ -116,3 +116,15 @@ def test_a_name_alone_answers_which_city_and_seasons_are_not_towns() -> None:
     assert where("London")[0] == ["London"]
     assert where("Porto")[0] == ["Porto"]
     assert where("Is Porto nice in spring?")[0] == ["Porto"]
+
+
+def test_short_names_are_folded_once_and_long_texts_every_time() -> None:
+    from connectors.places import gazetteer
+
+    gazetteer._fold_kept.cache_clear()
+    for _ in range(3):
+        assert gazetteer.fold("São-Paulo") == "sao paulo"
+    assert gazetteer._fold_kept.cache_info().misses == 1 and gazetteer._fold_kept.cache_info().hits == 2
+    long = "Rua Augusta, São Paulo. " * 10  # a message's text: folded as before, not kept
+    assert gazetteer.fold(long) == " ".join(["rua augusta, sao paulo"] * 10)
+    assert gazetteer._fold_kept.cache_info().currsize == 1

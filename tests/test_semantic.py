@@ -21,6 +21,7 @@ from rag.routing.classifier import DEFAULT_PATH, NONE, Classification, Threshold
 from rag.routing.config import load_config
 from rag.routing.layers import decide
 from rag.routing.router import Router
+from rag.routing.semantic import SemanticRouter
 from rag.settings import EmbeddingSettings
 from rag.tools.catalog import ToolCatalogue
 
@@ -197,3 +198,29 @@ async def test_decide_reads_the_probabilities_and_the_veto(router: Router) -> No
 async def test_public_style_messages(router: Router, message: str, tools: set[str]) -> None:
     d = await router.route(message)
     assert d.intended == tools, (d.tools, d.missing)
+
+
+def _scores_one_route_at_a_time(
+    routes: dict[str, np.ndarray], vectors: np.ndarray, k: int
+) -> dict[str, float]:
+    """What a route's score means, written out: the mean of its k best cosines, at best over the vectors."""
+    q = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    out = {}
+    for name, m in routes.items():
+        sims = q @ (m / np.linalg.norm(m, axis=1, keepdims=True)).T
+        out[name] = float(np.sort(sims, axis=1)[:, -min(k, sims.shape[1]) :].mean(axis=1).max())
+    return out
+
+
+@pytest.mark.parametrize("fewest", [3, 1])  # every route with k examples or more; one with fewer than k
+def test_all_routes_scored_at_once_as_one_at_a_time(fewest: int) -> None:
+    rng = np.random.default_rng(7)
+    sizes = [fewest, 5, 12, 40, 3]
+    routes = {f"r{i}": rng.normal(size=(n, 16)).astype(np.float32) for i, n in enumerate(sizes)}
+    layer = SemanticRouter({name: m.tolist() for name, m in routes.items()}, k=3)
+    for n_vectors in (1, 2, 4):
+        vectors = rng.normal(size=(n_vectors, 16)).astype(np.float32)
+        got = layer.scores(vectors.tolist())
+        want = _scores_one_route_at_a_time(routes, vectors, 3)
+        assert list(got) == list(want)
+        assert all(abs(got[name] - want[name]) < 1e-5 for name in want), (got, want)

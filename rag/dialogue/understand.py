@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from connectors.places import fold
 from rag.dialogue import phrasing
@@ -117,14 +118,24 @@ def named_tools(text: str, tools: ToolCatalogue, lang: str | None = None) -> tup
     folded = _OTHER_THINGS.sub(" ", fold(text))
     words = set(re.findall(r"[^\W\d_]+(?:&[^\W\d_]+)?", folded))
     spaced = " " + " ".join(_TOKEN.findall(folded)) + " "
-    named = []
+    return tuple(
+        name
+        for name, nouns, phrases in _nouns(tools, lang)
+        if words & nouns or any(f" {n} " in spaced for n in phrases)
+    )
+
+
+@lru_cache(maxsize=64)
+def _nouns(tools: ToolCatalogue, lang: str | None) -> tuple[tuple[str, frozenset[str], tuple[str, ...]], ...]:
+    """Each tool's nouns in English and ``lang`` (every language when None), folded, once per catalogue
+    and language: (tool, nouns, those of several words)."""
+    out = []
     for spec in tools.values():
         nouns = {
             fold(n) for code, ns in spec.nouns.items() if lang is None or code in ("en", lang) for n in ns
         }
-        if words & nouns or any(" " in n and f" {n} " in spaced for n in nouns):
-            named.append(spec.name)
-    return tuple(named)
+        out.append((spec.name, frozenset(nouns), tuple(n for n in nouns if " " in n)))
+    return tuple(out)
 
 
 def recalled_tool(text: str, tools: ToolCatalogue) -> str | None:
