@@ -9,6 +9,11 @@
 ``N`` is the answers the profiled run made (its table's "answers"). The base run is the same start-up
 and warm-up with almost no measuring: its samples are subtracted thread by thread. A sample counts a
 thread that runs or waits for the interpreter lock, so the figures grow with contention.
+
+With ``py-spy record --gil`` (both runs) only the thread holding the interpreter lock is sampled: the
+milliseconds of the lock each answer takes, which is what bounds a single process's answers/s once the
+event loop's thread holds it nearly all the time (model runs, SQLite and the index's searches let go of
+it).
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ FRAMES = (
     "ChatService._respond",
     "ChatService.read_turn",
     "Router.route",
+    "extract",
+    "SlotTagger.tag",
+    "SemanticRouter.scores",
+    "decide",
     "detect_language",
     "compose_answer",
     "GuideSearch.find",
