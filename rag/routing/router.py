@@ -37,7 +37,7 @@ from rag.routing.clarify import clarify
 from rag.routing.classifier import DEFAULT_PATH as CLASSIFIER_PATH
 from rag.routing.classifier import ToolClassifier
 from rag.routing.clauses import clauses, split_commands
-from rag.routing.config import RoutingConfig, ToolRoute, _compile
+from rag.routing.config import RoutingConfig, Rules, ToolRoute, lowered_ascii
 from rag.routing.dates import DateOrder
 from rag.routing.decision import Analysis, IntentClassifier, RouteDecision, ToolChoice
 from rag.routing.extract import extract
@@ -90,10 +90,10 @@ class Router:
         self._order = date_order
         self.margin = margin
         self._classifier = classifier
-        self._keywords = {name: t.keyword_patterns for name, t in config.tools.items()}
-        self._tool_negative = {name: t.negative_patterns for name, t in config.tools.items()}
-        self._negative = _compile(config.negative_keywords)
-        self._retrieval = _compile(config.retrieval_keywords)
+        self._keywords = {name: t.keyword_rules for name, t in config.tools.items()}
+        self._tool_negative = {name: t.negative_rules for name, t in config.tools.items()}
+        self._negative = Rules(config.negative_keywords)
+        self._retrieval = Rules(config.retrieval_keywords)
         self._commands = {t.command.lower(): name for name, t in config.tools.items() if t.command}
 
     @classmethod
@@ -173,16 +173,17 @@ class Router:
             asked=asked,
         )
         commands = split_commands(text)
+        lowered = lowered_ascii(text)
         to_embed = ([] if vector is not None else [text]) + clauses(text)
         vectors = ([vector] if vector is not None else []) + (await self._embed(to_embed) if to_embed else [])
         return Analysis(
             text=text,
             slots=slots,
             commands=commands,
-            keyword_hits={n for n, ps in self._keywords.items() if any(p.search(text) for p in ps)},
-            negative=any(p.search(text) for p in self._negative),
-            tool_negative={n for n, ps in self._tool_negative.items() if any(p.search(text) for p in ps)},
-            retrieval=any(p.search(text) for p in self._retrieval),
+            keyword_hits={n for n, rules in self._keywords.items() if rules.search(text, lowered)},
+            negative=self._negative.search(text, lowered),
+            tool_negative={n for n, rules in self._tool_negative.items() if rules.search(text, lowered)},
+            retrieval=self._retrieval.search(text, lowered),
             request=bool(_REQUEST.search(text)) or len(text.split()) <= SHORT_REQUEST_WORDS,
             asked=bool(_REQUEST.search(text)),
             lang=lang,
