@@ -63,6 +63,13 @@ def ahead(days: int) -> str:
     return (TODAY + dt.timedelta(days=days)).isoformat()
 
 
+def ahead_on(days: int, weekday: int) -> str:
+    """The first ``weekday`` (Monday 0) at least ``days`` ahead. The sandbox's timetables differ by
+    weekday: a search a test expects a given airline on must not move with today's date."""
+    day = TODAY + dt.timedelta(days=days)
+    return (day + dt.timedelta(days=(weekday - day.weekday()) % 7)).isoformat()
+
+
 def params(tool: str, raw: Raw) -> ToolParams:
     """``raw`` validated as the tool's parameters, against the catalogue and today, as ToolRunner does."""
     return TOOLS[tool].params.model_validate(raw, context={"catalogue": CATALOGUE, "today": TODAY})

@@ -34,7 +34,7 @@ from rag.dialogue.policy import Decision, Known, decide
 from rag.dialogue.trip import ToolRequest, TripState
 from rag.dialogue.understand import understand
 from rag.i18n import detect_language
-from rag.routing.config import load_config
+from rag.routing.config import load_config, lowered_ascii
 from rag.routing.decision import RouteDecision, ToolChoice
 from rag.routing.extract import extract
 from rag.routing.slots import build_params
@@ -56,7 +56,7 @@ def read(text: str, trip: TripState, tools: Sequence[tuple[str, str]] = ()) -> D
     decision = RouteDecision(use_rag=True, slots=slots, unknown_places=slots.unknown_places, lang=lang)
     # The tools whose keywords the message holds, as the router's keyword layer finds them.
     decision.keywords = {
-        n for n, r in SPECS.routes.items() if any(p.search(text) for p in r.keyword_patterns)
+        n for n, r in SPECS.routes.items() if r.keyword_rules.search(text, lowered_ascii(text))
     }
     for name, via in tools:
         route = SPECS.routes[name]

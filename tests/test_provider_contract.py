@@ -37,6 +37,7 @@ from tests.provider_contract import (
     ProviderContract,
     Raw,
     ahead,
+    ahead_on,
     flown_by,
     named,
     params,
@@ -130,7 +131,10 @@ class TestDuffel(HttpProviderContract):
 
     @pytest.fixture
     def searches(self) -> dict[str, Raw]:
-        return {"flight_search": {"origin": "London", "destination": "Tokyo", "departure_date": ahead(40)}}
+        # A Thursday: Japan Airlines (the filter below) flies London-Tokyo on it in the sandbox.
+        return {
+            "flight_search": {"origin": "London", "destination": "Tokyo", "departure_date": ahead_on(40, 3)}
+        }
 
     @pytest.fixture
     def narrower(self, searches: dict[str, Raw]) -> tuple[str, Raw]:

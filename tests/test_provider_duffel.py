@@ -38,8 +38,19 @@ def ahead(days: int) -> str:
     return (TODAY + dt.timedelta(days=days)).isoformat()
 
 
+def ahead_on(days: int, weekday: int) -> str:
+    """The first ``weekday`` (Monday 0) at least ``days`` ahead."""
+    day = TODAY + dt.timedelta(days=days)
+    return (day + dt.timedelta(days=(weekday - day.weekday()) % 7)).isoformat()
+
+
+# The searches' day: a Thursday about 40 days ahead, on which the sandbox's Japan Airlines flies London-
+# Tokyo (its timetables differ by weekday), so the tests do not move with today's date.
+DEPARTS = ahead_on(40, 3)
+
+
 def flight(**fields: Any) -> FlightSearchParams:
-    values = {"origin": "London", "destination": "Tokyo", "departure_date": ahead(40)} | fields
+    values = {"origin": "London", "destination": "Tokyo", "departure_date": DEPARTS} | fields
     return FlightSearchParams.model_validate(values, context={"catalogue": CATALOGUE, "today": TODAY})
 
 
@@ -87,7 +98,7 @@ async def test_round_trip_offers(connect: Connect) -> None:
         assert offer.provider == "duffel" and offer.sandbox and offer.cabin == "ECONOMY" and offer.adults == 2
         out, back = offer.itineraries
         assert out.segments[0].origin in LONDON and out.segments[-1].destination in TOKYO
-        assert out.segments[0].departure.date().isoformat() == ahead(40)
+        assert out.segments[0].departure.date().isoformat() == DEPARTS
         assert back.segments[0].origin == out.segments[-1].destination
         assert back.segments[0].departure.date().isoformat() == ahead(50)
         assert offer.currency == "EUR" and offer.price > 0
@@ -134,7 +145,7 @@ async def test_identities_stable_though_duffel_ids_change(
 
 
 def _search_body() -> dict[str, Any]:
-    slices = [{"origin": "LON", "destination": "TYO", "departure_date": ahead(40)}]
+    slices = [{"origin": "LON", "destination": "TYO", "departure_date": DEPARTS}]
     return {"data": {"slices": slices, "passengers": [{"type": "adult"}], "cabin_class": "economy"}}
 
 
