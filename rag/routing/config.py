@@ -43,9 +43,8 @@ class Rules:
 
     def __init__(self, patterns: list[str]) -> None:
         self._any_case = _compile(patterns)
-        lower = [p for p in patterns if _lower_case(p)]
-        self._lower = [re.compile(p) for p in lower]
-        self._rest = _compile([p for p in patterns if not _lower_case(p)])
+        self._lower = [re.compile(p) for p in patterns if _lower_case(p)]
+        self._rest = [c for p, c in zip(patterns, self._any_case, strict=True) if not _lower_case(p)]
 
     def search(self, text: str, lowered: str | None = None) -> bool:
         """Whether a rule matches ``text``; ``lowered``: ``text.lower()`` when ``text`` is ASCII, else None."""

@@ -31,14 +31,15 @@ class SemanticRouter:
         }
         self._k = k
         # Every route's examples in one matrix, and each route's columns of it padded to the largest
-        # route's count with a column that scores -inf: one product and one sort score all routes.
-        ends = np.cumsum([len(m) for m in self._matrices.values()])
-        self._all = np.vstack(list(self._matrices.values())) if self._names else np.zeros((0, 1), np.float32)
-        widest = max((len(m) for m in self._matrices.values()), default=0)
-        self._columns = np.full((len(self._names), widest), len(self._all), dtype=np.intp)
-        for row, (end, m) in enumerate(zip(ends, self._matrices.values(), strict=True)):
-            self._columns[row, : len(m)] = np.arange(end - len(m), end)
-        self._ks = np.array([min(k, len(m)) for m in self._matrices.values()])
+        # route's count with a column that scores -inf: one product and one sort score all routes
+        # (when each has k examples or more; else route by route).
+        sizes = [len(m) for m in self._matrices.values()]
+        self._at_once = bool(sizes) and min(sizes) >= k
+        if self._at_once:
+            self._all = np.vstack(list(self._matrices.values()))
+            self._columns = np.full((len(sizes), max(sizes)), len(self._all), dtype=np.intp)
+            for row, (end, size) in enumerate(zip(np.cumsum(sizes), sizes, strict=True)):
+                self._columns[row, :size] = np.arange(end - size, end)
         self.classifier = classifier
 
     @property
@@ -48,7 +49,7 @@ class SemanticRouter:
     def scores(self, vectors: Sequence[Sequence[float]]) -> dict[str, float]:
         """Per route, the best score over ``vectors`` (the message and its clauses)."""
         q = _normalize(np.asarray(vectors, dtype=np.float32))
-        if not self._names or (self._ks != self._k).any():  # a route with fewer than k examples
+        if not self._at_once:
             return {name: _best(q @ matrix.T, self._k) for name, matrix in self._matrices.items()}
         sims = np.concatenate([q @ self._all.T, np.full((len(q), 1), -np.inf, np.float32)], axis=1)
         top = np.sort(sims[:, self._columns], axis=2)[:, :, -self._k :]  # (vectors, routes, k)
