@@ -29,7 +29,8 @@ service and sandbox share the process, so this is steadier than the throughput, 
 index's writes moves), how the service answered the tool calls per answer (provider: the sandbox served
 it; shared: an identical call just answered or in flight; index: the user's own stored results), and
 errors (non-200 answers, chat answers that made no tool call or cite nothing); then the chat's
-throughput and CPU per answer against the direct path's, and the p50 of each of the chat's steps (its
+throughput and CPU per answer against the direct path's (and each round's throughput ratio alone: how
+far one round's pair moves from another's), and the p50 of each of the chat's steps (its
 ``timings_ms``). Client and service share the cores.
 """
 
@@ -283,12 +284,17 @@ async def main(args: argparse.Namespace) -> None:
                 if args.side != "both":  # one side alone, to profile it (no ratio)
                     sides = [sides[0] if args.side == "chat" else sides[1]]
                 sums: dict[str, dict[str, Any] | None] = {name: None for name, _ in sides}
+                each: list[float] = []  # each round's chat ÷ direct answers/s: the spread of the ratio
                 for n in range(args.rounds):
                     rounds += 1  # new user ids each round (both sides of a round the same searches)
+                    rates: dict[str, float] = {}
                     for name, send in sides if n % 2 == 0 else sides[::-1]:  # each side first in turn
                         await drained(base)
                         side = await measured_side(base, send, users, args.seconds, ROUND * rounds)
                         sums[name] = merge(sums[name], side)
+                        rates[name] = side["n"] / max(1e-9, side["seconds"])
+                    if len(rates) == 2:
+                        each.append(rates[chat_name] / max(1e-9, rates[direct_name]))
                 if args.side != "direct":
                     steps.append(f"{kind} at {users} users, the chat's steps (p50 ms): {steps_line()}")
                 for name, r in sums.items():
@@ -301,7 +307,7 @@ async def main(args: argparse.Namespace) -> None:
                     cost = (c["cpu"] / max(1, c["n"])) / max(1e-9, d["cpu"] / max(1, d["n"]))
                     ratios.append(
                         f"{kind} at {users} users: chat {share:.2f}x the direct path's throughput, "
-                        f"{cost:.2f}x its CPU per answer"
+                        f"{cost:.2f}x its CPU per answer (each round: {', '.join(f'{r:.2f}x' for r in each)})"
                     )
         print()
         print("\n".join(ratios))

@@ -30,6 +30,7 @@ FRAMES = (
     "extract",
     "SlotTagger.tag",
     "SemanticRouter.scores",
+    "Rules.search",
     "decide",
     "detect_language",
     "compose_answer",
@@ -38,6 +39,8 @@ FRAMES = (
     "SessionStore.ask",
     "SessionStore.answer",
     "SessionStore.trip",
+    "SessionStore.save_trip",
+    "IngestQueue._run",
 )
 
 
