@@ -122,7 +122,7 @@ def detect_language(text: str, default: str = "en") -> str:
     if not words:
         return default
     latin = len(_LATIN.findall(text))
-    letters = sum(len(w) for w in words)
+    letters = sum(len(w) - w.count("'") for w in words)  # a word's apostrophe ("c'è") is no letter
     if latin < 0.8 * letters:  # another script, or mixed scripts: not one of ours
         return "en"
     hits = _marked(words)
