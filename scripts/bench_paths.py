@@ -1,7 +1,7 @@
 """The chat at the speed of what it calls: each chat message beside the same work asked for directly.
 
     python scripts/bench_paths.py [--users 10,40,100] [--seconds 10] [--rounds 2] [--only tool,knowledge]
-                                  [--side both|chat|direct]
+                                  [--side both|chat|direct] [--switch-interval-ms MS]
 
 The service runs in this process on the embedded defaults (Qdrant Edge, SQLite, the offline sandbox,
 the extractive composer, self-ingestion on), seeded once into a cached data directory; rate limits
@@ -334,4 +334,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--side", default="both", choices=["both", "chat", "direct"], help="one side alone: to profile it"
     )
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument(
+        "--switch-interval-ms",
+        type=float,
+        default=None,
+        help="the interpreter's switch interval for the run (Python's own, 5 ms, when not given)",
+    )
+    args = parser.parse_args()
+    if args.switch_interval_ms is not None:
+        sys.setswitchinterval(args.switch_interval_ms / 1000)
+    asyncio.run(main(args))
