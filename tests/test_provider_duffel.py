@@ -7,7 +7,6 @@ tests/test_provider_contract.py.
 
 from __future__ import annotations
 
-import datetime as dt
 import gzip
 import json
 from collections.abc import AsyncIterator, Callable
@@ -21,27 +20,14 @@ from connectors.duffel import DuffelConnector
 from connectors.http import RetryPolicy
 from connectors.models import FlightOffer
 from connectors.params import FlightSearchParams
-from connectors.places import LocationCatalogue
 from connectors.sandbox import FAULTS, create_sandbox_app
 from connectors.sandbox.duffel_api import SANDBOX_TOKEN
 from rag.errors import ProviderResponseError
+from tests.provider_contract import CATALOGUE, POLICY, TODAY, ahead, ahead_on
 
-TODAY = dt.date.today()
-CATALOGUE = LocationCatalogue.load()
-POLICY = RetryPolicy(retries=2, backoff=0.01, timeout=10.0, max_backoff=0.05)
 LONDON = {"LHR", "LGW", "STN", "LTN", "LCY", "SEN"}
 TOKYO = {"NRT", "HND"}
 Connect = Callable[..., DuffelConnector]
-
-
-def ahead(days: int) -> str:
-    return (TODAY + dt.timedelta(days=days)).isoformat()
-
-
-def ahead_on(days: int, weekday: int) -> str:
-    """The first ``weekday`` (Monday 0) at least ``days`` ahead."""
-    day = TODAY + dt.timedelta(days=days)
-    return (day + dt.timedelta(days=(weekday - day.weekday()) % 7)).isoformat()
 
 
 # The searches' day: a Thursday about 40 days ahead, on which the sandbox's Japan Airlines flies London-
